@@ -1,0 +1,37 @@
+// Package driver is the predecessor-selection engine of the zkrecipes locks: given the
+// children of a lock directory and the name of our own contender node, it says whether we
+// hold the lock and, if not, what to wait for.
+//
+// A lock is a directory of ephemeral-sequential contender nodes such as
+// "_c_<uuid>-lock-0000000007". Evaluate sorts the children by each driver's sort key, finds
+// our node by its exact name, and asks the driver's predicate (Decide):
+//
+//   - Exclusive ("lock-", InterProcessMutex) and Write ("__WRIT__"): we hold the lock at index
+//     0; otherwise we watch the node just before ours. Standard generalises this to
+//     maxLeases n: hold below index n, else watch the node n places ahead.
+//   - Read ("__READ__"): we hold the lock when the same owner holds the write lock, or when
+//     no "__WRIT__" node sorts before ours; otherwise we watch the first writer in sort
+//     order (writers queued after us are ignored).
+//   - Semaphore ("lease-", InterProcessSemaphoreV2's leases directory): we hold a lease when
+//     the directory has at most max children, counting ours and every other child;
+//     otherwise we watch the directory's children.
+//
+// Everything follows Apache Curator 5.x exactly, so Go and Java contenders can share a path:
+//
+//   - The sort key is the part of a child's name after the LAST occurrence of the lock name,
+//     or the whole name if the lock name does not occur. The read-write drivers strip
+//     through "__READ__" and then through "__WRIT__", so reads and writes share one order.
+//   - Keys are compared as strings, byte by byte, and the sort is stable: equal keys keep
+//     the order of the listing.
+//   - Nothing is filtered: a foreign child takes part and sorts by its key (a child named
+//     "0" sorts before every real sequence number and blocks the lock, as in Curator;
+//     recipes own their directories).
+//   - Sequence numbers are compared as the strings ZooKeeper wrote ("%010d" of the
+//     parent's signed 32-bit cversion). After 2^31 changes they wrap to "-2147483648",
+//     which sorts before "0000000000" ('-' < '0'): wrong, but exactly as wrong as Curator.
+//   - A missing own node (session expired, or the node was deleted) is ErrOwnNodeMissing;
+//     the caller recreates its node.
+//
+// The package does no I/O, imports no other package of this module, and all its values are
+// immutable and safe for concurrent use.
+package driver

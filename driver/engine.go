@@ -1,0 +1,77 @@
+package driver
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// keyed is a child with its precomputed sort key and its position in the listing.
+type keyed struct {
+	key, name string
+	pos       int
+}
+
+// Sort returns a new slice with children sorted stably, byte-wise on d.SortKey; children is
+// not modified and nothing is filtered out. A nil d sorts by the whole names. It computes
+// each key once, breaks ties by listing position (hence stable) and costs O(n log n) time
+// and two allocations.
+func Sort(d Driver, children []string) []string {
+	ks := make([]keyed, len(children))
+	for i, c := range children {
+		ks[i] = keyed{key: c, name: c, pos: i}
+		if d != nil {
+			ks[i].key = d.SortKey(c)
+		}
+	}
+	slices.SortFunc(ks, compareKeyed)
+	sorted := make([]string, len(ks))
+	for i, k := range ks {
+		sorted[i] = k.name
+	}
+	return sorted
+}
+
+// compareKeyed orders byte-wise by key, then by listing position.
+func compareKeyed(a, b keyed) int {
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.pos, b.pos)
+}
+
+// Evaluate sorts children (see Sort), finds ourNode among them by exact name, and returns
+// d's Decision with the sorted children and our index in them. ourNode may be a full path:
+// only its last segment is compared. A missing own node returns an error wrapping
+// ErrOwnNodeMissing (with the sorted children and index -1); a nil d returns ErrNilDriver.
+func Evaluate(d Driver, children []string, ourNode string) (Decision, []string, int, error) {
+	if d == nil {
+		return Decision{}, nil, -1, ErrNilDriver
+	}
+	name := ourNode[strings.LastIndexByte(ourNode, '/')+1:]
+	sorted := Sort(d, children)
+	idx := slices.Index(sorted, name)
+	if idx < 0 {
+		return Decision{}, sorted, -1, fmt.Errorf("%w: %q", ErrOwnNodeMissing, name)
+	}
+	return d.Decide(sorted, idx), sorted, idx, nil
+}
+
+// KeyAfter is Curator's fixForSorting: the part of child after the last occurrence of
+// lockName, or child itself if lockName does not occur or is empty.
+func KeyAfter(child, lockName string) string {
+	if lockName == "" {
+		return child
+	}
+	if i := strings.LastIndex(child, lockName); i >= 0 {
+		return child[i+len(lockName):]
+	}
+	return child
+}
+
+// rwSortKey is the read-write lock's key: strip through "__READ__", then through
+// "__WRIT__", so reads and writes sort by one sequence.
+func rwSortKey(child string) string {
+	return KeyAfter(KeyAfter(child, ReadLockName), WriteLockName)
+}

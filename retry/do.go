@@ -1,0 +1,149 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// ErrInvalidArgument is returned by Do for a nil context, classify or op.
+var ErrInvalidArgument = errors.New("retry: invalid argument")
+
+// DoOption configures one call of Do.
+type DoOption func(*doConfig)
+
+type doConfig struct {
+	timer  backoff.Timer
+	notify func(err error, next time.Duration)
+}
+
+// WithTimer makes Do sleep on t instead of a real timer, so tests never sleep for real.
+// Do calls t.Start(d) before each non-zero sleep, waits on t.C() or the context, and calls
+// t.Stop() when it returns. A Timer is not safe for concurrent use: give each Do its own.
+func WithTimer(t backoff.Timer) DoOption {
+	return func(c *doConfig) { c.timer = t }
+}
+
+// WithNotify makes Do call fn(err, next) after each failed attempt that will be retried,
+// before sleeping next. It is not called for the failure that Do returns.
+func WithNotify(fn func(err error, next time.Duration)) DoOption {
+	return func(c *doConfig) { c.notify = fn }
+}
+
+// Do runs op until it succeeds, classify says Permanent, the policy refuses, or ctx ends.
+//
+// After a failure it asks p.Allows(classify(err)), then the operation's BackOff (made by
+// p.NewBackOff) for the sleep, and sleeps honouring ctx. When it gives up it returns op's
+// last error itself, unwrapped. When ctx ends while sleeping, or ends while a retryable
+// failure is in hand, it returns at once with an error that errors.Is both ctx.Err() (and
+// context.Cause(ctx)) and op's last error. If ctx has ended before the first attempt, op is
+// not run and ctx.Err() is returned. An invalid policy returns its ErrInvalidPolicy error
+// without running op; a nil ctx, classify or op returns ErrInvalidArgument.
+//
+// Do is safe for concurrent use with the same Policy; options must not be shared.
+func Do(ctx context.Context, p Policy, classify func(error) Class, op func(ctx context.Context) error, opts ...DoOption) error {
+	if err := Validate(p); err != nil {
+		return err
+	}
+	if ctx == nil || classify == nil || op == nil {
+		return argError(ctx == nil, classify == nil)
+	}
+	var cfg doConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	defer cfg.stopTimer()
+	return loop(ctx, p, classify, op, &cfg)
+}
+
+// loop is the body of Do once its arguments are checked.
+func loop(ctx context.Context, p Policy, classify func(error) Class, op func(context.Context) error, cfg *doConfig) error {
+	b := p.NewBackOff()
+	for {
+		err := op(ctx)
+		if err == nil {
+			return nil
+		}
+		if !p.Allows(classify(err)) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return interrupted(ctx, err)
+		}
+		next := backoff.Stop
+		if b != nil {
+			next = b.NextBackOff()
+		}
+		if next < 0 { // backoff.Stop
+			return err
+		}
+		if cfg.notify != nil {
+			cfg.notify(err, next)
+		}
+		if !cfg.sleep(ctx, next) {
+			return interrupted(ctx, err)
+		}
+	}
+}
+
+// sleep waits d on the configured timer; it returns false if ctx ended first.
+func (c *doConfig) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	if c.timer == nil {
+		c.timer = &realTimer{}
+	}
+	c.timer.Start(d)
+	select {
+	case <-c.timer.C():
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (c *doConfig) stopTimer() {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+}
+
+func argError(nilCtx, nilClassify bool) error {
+	switch {
+	case nilCtx:
+		return fmt.Errorf("%w: nil context", ErrInvalidArgument)
+	case nilClassify:
+		return fmt.Errorf("%w: nil classify", ErrInvalidArgument)
+	}
+	return fmt.Errorf("%w: nil op", ErrInvalidArgument)
+}
+
+// realTimer is a backoff.Timer on a time.Timer.
+type realTimer struct {
+	t *time.Timer
+}
+
+func (r *realTimer) Start(d time.Duration) {
+	if r.t == nil {
+		r.t = time.NewTimer(d)
+		return
+	}
+	r.t.Reset(d) // Go 1.23+: Reset drops a stale value, no drain needed
+}
+
+func (r *realTimer) Stop() {
+	if r.t != nil {
+		r.t.Stop()
+	}
+}
+
+func (r *realTimer) C() <-chan time.Time { return r.t.C }
