@@ -1,0 +1,8 @@
+package zktest
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) { os.Exit(VerifyNoLeaks(m)) }

@@ -1,0 +1,178 @@
+package zktest
+
+import (
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// proxyDialTimeout bounds the proxy's dial to the server.
+const proxyDialTimeout = 5 * time.Second
+
+// proxyConn is one client connection through a Proxy: a reader and a
+// writer goroutine per direction, joined by a queue of timed frames.
+type proxyConn struct {
+	p      *Proxy
+	client net.Conn
+	done   chan struct{} // closed by close()
+
+	mu        sync.Mutex
+	server    net.Conn
+	closeOnce sync.Once
+
+	tainted    bool // guarded by p.mu: lived through a blackhole
+	cutPending atomic.Bool
+	cutXid     atomic.Int32
+}
+
+// frameOut is a frame waiting for its delivery time.
+type frameOut struct {
+	b      []byte
+	at     time.Time
+	notify bool // a watch notification: counted when delivered
+}
+
+func (c *proxyConn) close() {
+	c.closeOnce.Do(func() {
+		close(c.done)
+		c.client.Close()
+		c.mu.Lock()
+		if c.server != nil {
+			c.server.Close()
+		}
+		c.mu.Unlock()
+	})
+}
+
+func (c *proxyConn) run() {
+	defer c.p.wg.Done()
+	defer c.p.unregister(c)
+	defer c.close()
+	if c.bornInBlackhole() {
+		_, _ = io.Copy(io.Discard, c.client) // ends when Blackhole(false) or Close closes it
+		return
+	}
+	server, err := net.DialTimeout("tcp", c.p.target, proxyDialTimeout)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	c.server = server
+	c.mu.Unlock()
+	select {
+	case <-c.done: // closed while dialing
+		server.Close()
+		return
+	default:
+	}
+	toServer := make(chan frameOut, 256)
+	toClient := make(chan frameOut, 256)
+	var wg sync.WaitGroup
+	wg.Add(4)
+	go func() { defer wg.Done(); c.readClient(toServer) }()
+	go func() { defer wg.Done(); c.readServer(toClient) }()
+	go func() { defer wg.Done(); c.write(server, toServer) }()
+	go func() { defer wg.Done(); c.write(c.client, toClient) }()
+	wg.Wait()
+}
+
+func (c *proxyConn) bornInBlackhole() bool {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	return c.p.blackhole
+}
+
+// enqueue hands f to a writer; false once the connection is closing.
+func (c *proxyConn) enqueue(q chan<- frameOut, f frameOut) bool {
+	select {
+	case q <- f:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
+func (c *proxyConn) stamp(b []byte) frameOut {
+	return frameOut{b: b, at: time.Now().Add(time.Duration(c.p.delay.Load()))}
+}
+
+// readClient forwards client frames: the ConnectRequest first, then
+// requests, counted by opcode and possibly armed for a reply cut.
+func (c *proxyConn) readClient(q chan<- frameOut) {
+	defer close(q)
+	defer c.close()
+	for first := true; ; first = false {
+		b, err := readFrame(c.client)
+		if err != nil {
+			return
+		}
+		forward := true
+		if first {
+			forward = c.p.forwardReply(c) // same blackhole rule, nothing to count
+		} else {
+			xid, op, ok := requestHeader(b)
+			counted := ok && op != OpPing && xid != xidPing
+			var cut bool
+			forward, cut = c.p.forwardRequest(c, op, counted)
+			if cut {
+				c.cutXid.Store(xid)
+				c.cutPending.Store(true)
+			}
+		}
+		if forward && !c.enqueue(q, c.stamp(b)) {
+			return
+		}
+	}
+}
+
+// readServer forwards server frames: the ConnectResponse first (its
+// session is recorded), then replies and notifications. The reply to a cut
+// request is swallowed and the connection closed.
+func (c *proxyConn) readServer(q chan<- frameOut) {
+	defer close(q)
+	defer c.close()
+	for first := true; ; first = false {
+		b, err := readFrame(c.server)
+		if err != nil {
+			return
+		}
+		f := c.stamp(b)
+		if first {
+			if r, err := parseConnectResponse(b); err == nil {
+				c.p.recordSession(r)
+			}
+		} else if xid, ok := replyXid(b); ok {
+			if c.cutPending.Load() && xid == c.cutXid.Load() {
+				return // swallow the reply; the deferred close cuts the connection
+			}
+			f.notify = xid == xidNotification
+		}
+		if c.p.forwardReply(c) && !c.enqueue(q, f) {
+			return
+		}
+	}
+}
+
+// write delivers queued frames to dst, each no earlier than its time.
+func (c *proxyConn) write(dst net.Conn, q <-chan frameOut) {
+	for f := range q {
+		if wait := time.Until(f.at); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-c.done:
+				t.Stop()
+				return
+			}
+		}
+		if _, err := dst.Write(f.b); err != nil {
+			c.close()
+			return
+		}
+		if f.notify {
+			c.p.notifications.Add(1)
+		}
+	}
+}

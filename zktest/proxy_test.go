@@ -1,0 +1,158 @@
+package zktest
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+var acl = zk.WorldACL(zk.PermAll)
+
+func TestProxyConnectAndCounts(t *testing.T) {
+	CheckGoroutines(t)
+	c := Start(t)
+	p := NewProxy(t, c.Member(0).Addr())
+	// The dialer ignores the address: port 1 has no server.
+	conn, _ := connect(t, []string{"127.0.0.1:1"}, 2*time.Second, p.Dialer())
+	id, passwd := p.Session()
+	if id == 0 || id != conn.SessionID() || len(passwd) == 0 {
+		t.Fatalf("proxy session 0x%x (%d-byte passwd), client 0x%x", id, len(passwd), conn.SessionID())
+	}
+	p.ResetCounts()
+	if _, err := conn.Create("/counted", nil, 0, acl); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if _, _, err := conn.Children("/"); err != nil {
+		t.Fatalf("children: %v", err)
+	}
+	if err := conn.Delete("/counted", -1); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	want := map[int32]int64{OpCreate: 1, OpGetChildren2: 1, OpDelete: 1}
+	if got := p.Requests(); !maps.Equal(got, want) {
+		t.Fatalf("Requests() = %v, want %v", got, want)
+	}
+}
+
+func TestProxyDrop(t *testing.T) {
+	CheckGoroutines(t)
+	c := Start(t)
+	p := NewProxy(t, c.Member(0).Addr())
+	conn, events := connect(t, []string{p.Addr()}, 2*time.Second, p.Dialer())
+	id := conn.SessionID()
+	p.DropConnections()
+	waitState(t, events, zk.StateDisconnected, 5*time.Second)
+	waitState(t, events, zk.StateHasSession, 10*time.Second)
+	if conn.SessionID() != id {
+		t.Fatalf("session changed after drop: 0x%x -> 0x%x", id, conn.SessionID())
+	}
+	if _, _, err := conn.Exists("/"); err != nil {
+		t.Fatalf("exists after reconnect: %v", err)
+	}
+}
+
+func TestProxyBlackholeExpires(t *testing.T) {
+	CheckGoroutines(t)
+	c := Start(t)
+	p := NewProxy(t, c.Member(0).Addr())
+	conn, events := connect(t, []string{p.Addr()}, time.Second, p.Dialer())
+	observer, _ := connect(t, c.Servers(), 5*time.Second, nil)
+	if _, err := conn.Create("/eph", nil, zk.FlagEphemeral, acl); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	_, _, gone, err := observer.ExistsW("/eph")
+	if err != nil {
+		t.Fatalf("exists: %v", err)
+	}
+	p.Blackhole(true)
+	waitState(t, events, zk.StateDisconnected, 5*time.Second)
+	select { // the server expires the session and deletes its ephemeral
+	case ev := <-gone:
+		if ev.Type != zk.EventNodeDeleted {
+			t.Fatalf("observer event %+v", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ephemeral not deleted while blackholed")
+	}
+	p.Blackhole(false)
+	waitState(t, events, zk.StateExpired, 10*time.Second)
+}
+
+func TestProxyCutReplyAfter(t *testing.T) {
+	CheckGoroutines(t)
+	c := Start(t)
+	p := NewProxy(t, c.Member(0).Addr())
+	conn, events := connect(t, []string{p.Addr()}, 2*time.Second, p.Dialer())
+	p.CutReplyAfter(OpCreate)
+	if _, err := conn.Create("/cut", []byte("v"), 0, acl); err == nil {
+		t.Fatal("create succeeded although its reply was cut")
+	}
+	waitState(t, events, zk.StateHasSession, 10*time.Second)
+	data, _, err := conn.Get("/cut")
+	if err != nil || !bytes.Equal(data, []byte("v")) {
+		t.Fatalf("get /cut = %q, %v; want the create applied", data, err)
+	}
+	if _, err := conn.Create("/after", nil, 0, acl); err != nil {
+		t.Fatalf("the cut must be one-shot: %v", err)
+	}
+}
+
+func TestProxyDelayAndNotifications(t *testing.T) {
+	CheckGoroutines(t)
+	c := Start(t)
+	p := NewProxy(t, c.Member(0).Addr())
+	conn, _ := connect(t, []string{p.Addr()}, 5*time.Second, p.Dialer())
+	_, _, watch, err := conn.ExistsW("/n")
+	if err != nil {
+		t.Fatalf("exists: %v", err)
+	}
+	n, err := c.Member(0).WatchCount(testCtx(t))
+	if err != nil || n != 1 {
+		t.Fatalf("WatchCount = %d, %v; want 1", n, err)
+	}
+	const d = 100 * time.Millisecond
+	p.Delay(d)
+	start := time.Now()
+	if _, err := conn.Create("/n", nil, 0, acl); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if took := time.Since(start); took < 2*d {
+		t.Fatalf("round trip took %v, want at least %v with Delay(%v)", took, 2*d, d)
+	}
+	select {
+	case <-watch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no watch event")
+	}
+	if got := p.Notifications(); got != 1 {
+		t.Fatalf("Notifications() = %d, want 1", got)
+	}
+	mntr, err := c.Member(0).Mntr(testCtx(t))
+	if err != nil || mntr["zk_watch_count"] != "0" {
+		t.Fatalf("mntr zk_watch_count = %q, %v", mntr["zk_watch_count"], err)
+	}
+}
+
+func TestExpireSession(t *testing.T) {
+	CheckGoroutines(t)
+	c := Start(t)
+	p := NewProxy(t, c.Member(0).Addr())
+	conn, events := connect(t, []string{p.Addr()}, 10*time.Second, p.Dialer())
+	id, passwd := p.Session()
+	if err := ExpireSession(testCtx(t), c.Member(0).Addr(), id, passwd); err != nil {
+		t.Fatalf("ExpireSession: %v", err)
+	}
+	waitState(t, events, zk.StateExpired, 10*time.Second)
+	waitState(t, events, zk.StateHasSession, 10*time.Second)
+	if conn.SessionID() == id {
+		t.Fatal("client kept the expired session id")
+	}
+	err := ExpireSession(testCtx(t), c.Member(0).Addr(), id, passwd)
+	if !errors.Is(err, ErrNoSession) {
+		t.Fatalf("second ExpireSession err = %v, want ErrNoSession", err)
+	}
+}
