@@ -1,0 +1,130 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Scenario kinds. Lock kinds are run by every lock peer; raw kinds only by the raw floor peer.
+const (
+	Uncontended = "uncontended" // a. one session loops acquire+release on one path
+	Contended   = "contended"   // b. Sessions sessions loop on one path, empty critical section
+	ManyLocks   = "many"        // c. Sessions sessions, each on its own path
+	Herd        = "herd"        // d. Sessions waiters queued behind one holder, single releases
+	Depth       = "depth"       // e. Waiters acquirers over Sessions sessions on one path
+	RW          = "rw"          // f. read/write lock, ReadPercent readers
+	Semaphore   = "semaphore"   // f. semaphore with Leases leases
+	MultiLock   = "multilock"   // f. multi-lock over 3 paths
+
+	RawPair        = "raw-pair"        // create(ES)+delete latency
+	RawCGCD        = "raw-cgcd"        // create(ES)+getChildren+delete latency
+	RawGetChildren = "raw-getchildren" // getChildren latency
+	RawGetData     = "raw-getdata"     // getData latency
+	RawThroughput  = "raw-throughput"  // create+delete pairs/s with Sessions goroutines on one session
+	RawSessions    = "raw-sessions"    // create+delete pairs/s with Sessions goroutines, own sessions
+)
+
+// ErrUnsupported marks a scenario a peer has no recipe for; its Result has Unsupported set.
+var ErrUnsupported = errors.New("harness: scenario not supported by this peer")
+
+// ErrBadScenario reports an invalid Scenario.
+var ErrBadScenario = errors.New("harness: bad scenario")
+
+// Scenario is one benchmark workload. The zero value of a field means the default noted.
+type Scenario struct {
+	Kind        string        // one of the kinds above
+	Root        string        // a unique znode under which the scenario works
+	Sessions    int           // sessions (b, c, d, e, f) or goroutines (raw-throughput); default 1
+	Waiters     int           // depth: total acquirers queued on the path
+	Warmup      time.Duration // before every timed window
+	Duration    time.Duration // the timed window
+	WarmCycles  int           // uncontended: cycles run before the window (peer-bench: 1000)
+	Releases    int           // herd: measured single releases (peer-bench: 15)
+	Leases      int           // semaphore: max leases (default 4)
+	ReadPercent int           // rw: percent of acquisitions that are reads (default 90)
+}
+
+// Validate checks the fields the kind needs.
+func (s Scenario) Validate() error {
+	switch {
+	case s.Kind == "":
+		return fmt.Errorf("%w: no kind", ErrBadScenario)
+	case len(s.Root) < 2 || s.Root[0] != '/' || s.Root[len(s.Root)-1] == '/':
+		return fmt.Errorf("%w: root %q", ErrBadScenario, s.Root)
+	case s.Duration <= 0 && s.Kind != Herd:
+		return fmt.Errorf("%w: duration %v", ErrBadScenario, s.Duration)
+	case s.Sessions < 0 || s.Waiters < 0 || s.WarmCycles < 0 || s.Releases < 0 || s.Leases < 0:
+		return fmt.Errorf("%w: negative count", ErrBadScenario)
+	case s.ReadPercent < 0 || s.ReadPercent > 100:
+		return fmt.Errorf("%w: read percent %d", ErrBadScenario, s.ReadPercent)
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields.
+func (s Scenario) withDefaults() Scenario {
+	if s.Sessions == 0 {
+		s.Sessions = 1
+	}
+	if s.Leases == 0 {
+		s.Leases = 4
+	}
+	if s.ReadPercent == 0 {
+		s.ReadPercent = 90
+	}
+	if s.Releases == 0 {
+		s.Releases = 15
+	}
+	if s.Waiters == 0 {
+		s.Waiters = s.Sessions
+	}
+	return s
+}
+
+// Args renders the scenario as the flags the Java and Python peers read, one scenario per line.
+func (s Scenario) Args() []string {
+	s = s.withDefaults()
+	return []string{
+		"--kind=" + s.Kind, "--root=" + s.Root,
+		fmt.Sprintf("--sessions=%d", s.Sessions), fmt.Sprintf("--waiters=%d", s.Waiters),
+		fmt.Sprintf("--warmup-ms=%d", s.Warmup.Milliseconds()),
+		fmt.Sprintf("--duration-ms=%d", s.Duration.Milliseconds()),
+		fmt.Sprintf("--warm-cycles=%d", s.WarmCycles), fmt.Sprintf("--releases=%d", s.Releases),
+		fmt.Sprintf("--leases=%d", s.Leases), fmt.Sprintf("--read-pct=%d", s.ReadPercent),
+	}
+}
+
+// Result is what every peer reports for one scenario, in every language (JSON field names are
+// the contract with the Java and Python programs).
+type Result struct {
+	Peer         string             `json:"peer"`
+	Kind         string             `json:"kind"`
+	Sessions     int                `json:"sessions"`
+	Waiters      int                `json:"waiters,omitempty"`
+	Cycles       int64              `json:"cycles"`         // acquisitions (or raw ops) in the window
+	Seconds      float64            `json:"seconds"`        // window length
+	CyclesPerSec float64            `json:"cycles_per_sec"` // Cycles / Seconds
+	P50Ms        float64            `json:"p50_ms,omitempty"`
+	P99Ms        float64            `json:"p99_ms,omitempty"`
+	MinPerClient int64              `json:"min_per_client,omitempty"`
+	MaxPerClient int64              `json:"max_per_client,omitempty"`
+	Violations   int64              `json:"violations"` // holder counter over the permitted count
+	HandoffP50Ms float64            `json:"handoff_p50_ms,omitempty"`
+	CPUUsPerOp   float64            `json:"client_cpu_us_per_cycle,omitempty"`
+	MemPerWaiter float64            `json:"mem_bytes_per_waiter,omitempty"`
+	Unsupported  bool               `json:"unsupported,omitempty"`
+	Error        string             `json:"error,omitempty"`
+	Extra        map[string]float64 `json:"extra,omitempty"`
+}
+
+// Peer is one implementation under comparison. Run executes scenarios in order (in one process
+// for process peers, so JIT warm-up carries over as in peer-bench.md) and returns one Result per
+// scenario; a scenario the peer lacks yields Unsupported, a failed one has Error set. The error
+// return is for failures of the peer as a whole (cannot start, ctx ended). Cancelling ctx stops
+// the run; sessions are closed.
+type Peer interface {
+	Name() string
+	Run(ctx context.Context, servers string, scenarios ...Scenario) ([]Result, error)
+}

@@ -1,0 +1,383 @@
+// CuratorBench runs the zkrecipes benchmark scenarios (bench/internal/harness) over Apache Curator
+// 5.x recipes. Usage: java -cp <curator jars> CuratorBench <connectString>
+// It reads one scenario per stdin line (the flags of harness.Scenario.Args) and prints one JSON
+// result per line, with the same field names and the same measurement rules as the Go harness.
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessLock;
+import org.apache.curator.framework.recipes.locks.InterProcessMultiLock;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+public final class CuratorBench {
+    static String servers;
+
+    interface Locker { void acquire() throws Exception; void release() throws Exception; }
+    interface Cycle { void run() throws Exception; }
+
+    static final class LockLocker implements Locker {
+        final InterProcessLock l;
+        LockLocker(InterProcessLock l) { this.l = l; }
+        public void acquire() throws Exception { l.acquire(); }
+        public void release() throws Exception { l.release(); }
+    }
+
+    static final class SemLocker implements Locker {
+        final InterProcessSemaphoreV2 s;
+        Lease lease;
+        SemLocker(InterProcessSemaphoreV2 s) { this.s = s; }
+        public void acquire() throws Exception { lease = s.acquire(); }
+        public void release() throws Exception { lease.close(); lease = null; }
+    }
+
+    static final class Guard {
+        final AtomicLong holders = new AtomicLong();
+        final AtomicLong violations = new AtomicLong();
+    }
+
+    static Cycle lockCycle(Locker l, Guard g, long limit, long weight) {
+        return () -> {
+            l.acquire();
+            if (g.holders.addAndGet(weight) > limit) g.violations.incrementAndGet();
+            g.holders.addAndGet(-weight);
+            l.release();
+        };
+    }
+
+    public static void main(String[] args) throws Exception {
+        servers = args[0];
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) continue;
+            Map<String, String> sc = parse(line);
+            Map<String, Object> r;
+            try {
+                r = run(sc);
+            } catch (Throwable e) {
+                r = new HashMap<>();
+                r.put("error", String.valueOf(e));
+            }
+            r.put("peer", "Curator");
+            r.put("kind", sc.get("kind"));
+            System.out.println(json(r));
+            System.out.flush();
+        }
+        System.exit(0);
+    }
+
+    static Map<String, String> parse(String line) {
+        Map<String, String> m = new HashMap<>();
+        for (String f : line.trim().split("\\s+")) {
+            int eq = f.indexOf('=');
+            if (f.startsWith("--") && eq > 0) m.put(f.substring(2, eq), f.substring(eq + 1));
+        }
+        return m;
+    }
+
+    static int num(Map<String, String> sc, String k) { return Integer.parseInt(sc.getOrDefault(k, "0")); }
+
+    static Map<String, Object> run(Map<String, String> sc) throws Exception {
+        switch (sc.get("kind")) {
+            case "uncontended": return uncontended(sc);
+            case "contended": case "many": case "rw": case "semaphore": case "multilock": return loops(sc);
+            case "herd": return herd(sc);
+            case "depth": return depth(sc);
+            default:
+                Map<String, Object> r = new HashMap<>();
+                r.put("unsupported", true);
+                return r;
+        }
+    }
+
+    static CuratorFramework connect() throws Exception {
+        CuratorFramework c = CuratorFrameworkFactory.builder().connectString(servers)
+                .sessionTimeoutMs(30000).connectionTimeoutMs(15000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+        c.start();
+        if (!c.blockUntilConnected(30, TimeUnit.SECONDS)) throw new IllegalStateException("connect timeout");
+        return c;
+    }
+
+    static List<CuratorFramework> connectAll(int n) throws Exception {
+        List<CuratorFramework> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) out.add(connect());
+        return out;
+    }
+
+    static void closeAll(List<CuratorFramework> cs) { for (CuratorFramework c : cs) c.close(); }
+
+    static long cpuNs() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    static double pct(List<Long> ns, double q) {
+        if (ns.isEmpty()) return 0;
+        List<Long> s = new ArrayList<>(ns);
+        s.sort(null);
+        return s.get((int) (q * (s.size() - 1) + 0.5)) / 1e6;
+    }
+
+    static Map<String, Object> uncontended(Map<String, String> sc) throws Exception {
+        List<CuratorFramework> cs = connectAll(1);
+        try {
+            InterProcessMutex m = new InterProcessMutex(cs.get(0), sc.get("root") + "/lock");
+            for (int i = 0; i < num(sc, "warm-cycles"); i++) { m.acquire(); m.release(); }
+            List<Long> lat = new ArrayList<>();
+            long dur = num(sc, "duration-ms") * 1_000_000L, cpu0 = cpuNs(), start = System.nanoTime();
+            while (System.nanoTime() - start < dur) {
+                long t0 = System.nanoTime();
+                m.acquire();
+                m.release();
+                lat.add(System.nanoTime() - t0);
+            }
+            double secs = (System.nanoTime() - start) / 1e9;
+            Map<String, Object> r = new HashMap<>();
+            r.put("sessions", 1); r.put("cycles", lat.size()); r.put("seconds", secs);
+            r.put("cycles_per_sec", lat.size() / secs); r.put("p50_ms", pct(lat, 0.5)); r.put("p99_ms", pct(lat, 0.99));
+            r.put("client_cpu_us_per_cycle", (cpuNs() - cpu0) / 1e3 / Math.max(lat.size(), 1));
+            return r;
+        } finally { closeAll(cs); }
+    }
+
+    static Cycle buildCycle(CuratorFramework c, int i, Map<String, String> sc, Guard g) {
+        String root = sc.get("root");
+        switch (sc.get("kind")) {
+            case "contended": return lockCycle(new LockLocker(new InterProcessMutex(c, root + "/lock")), g, 1, 1);
+            case "many": return lockCycle(new LockLocker(new InterProcessMutex(c, root + "/lock-" + i)), new Guard(), 1, 1);
+            case "semaphore": {
+                int leases = num(sc, "leases");
+                return lockCycle(new SemLocker(new InterProcessSemaphoreV2(c, root + "/sem", leases)), g, leases, 1);
+            }
+            case "multilock":
+                return lockCycle(new LockLocker(new InterProcessMultiLock(c,
+                        Arrays.asList(root + "/m0", root + "/m1", root + "/m2"))), g, 1, 1);
+            default: { // rw
+                InterProcessReadWriteLock rw = new InterProcessReadWriteLock(c, root + "/rw");
+                long w = 1L << 32;
+                Cycle read = lockCycle(new LockLocker(rw.readLock()), g, w - 1, 1);
+                Cycle write = lockCycle(new LockLocker(rw.writeLock()), g, w, w);
+                int readPct = num(sc, "read-pct");
+                return () -> { if (ThreadLocalRandom.current().nextInt(100) < readPct) read.run(); else write.run(); };
+            }
+        }
+    }
+
+    // Workers loop their cycle until stopped, counting per worker; the first error is kept.
+    static final class Workers {
+        final AtomicBoolean stopped = new AtomicBoolean();
+        final AtomicReference<Throwable> err = new AtomicReference<>();
+        final List<Thread> threads = new ArrayList<>();
+        AtomicLongArray counts;
+
+        void start(int i, Cycle c) {
+            Thread t = new Thread(() -> {
+                try {
+                    while (!stopped.get()) { c.run(); counts.incrementAndGet(i); }
+                } catch (Throwable e) {
+                    if (!stopped.get()) err.compareAndSet(null, e);
+                }
+            });
+            t.setDaemon(true);
+            threads.add(t);
+            t.start();
+        }
+
+        long[] snap() {
+            long[] s = new long[counts.length()];
+            for (int i = 0; i < s.length; i++) s[i] = counts.get(i);
+            return s;
+        }
+
+        void stop(List<CuratorFramework> cs) throws Exception {
+            stopped.set(true);
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            for (Thread t : threads) t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            if (threads.stream().anyMatch(Thread::isAlive)) closeAll(cs);
+            if (err.get() != null) throw new Exception(err.get());
+        }
+
+        // window: warm-up, then the timed window; fills r with counts, rate, fairness and CPU.
+        void window(Map<String, String> sc, Map<String, Object> r) throws Exception {
+            Thread.sleep(num(sc, "warmup-ms"));
+            long[] before = snap();
+            long cpu0 = cpuNs(), t0 = System.nanoTime();
+            Thread.sleep(num(sc, "duration-ms"));
+            long[] after = snap();
+            double secs = (System.nanoTime() - t0) / 1e9;
+            long cpu = cpuNs() - cpu0, total = 0, lo = Long.MAX_VALUE, hi = 0;
+            for (int i = 0; i < after.length; i++) {
+                long d = after[i] - before[i];
+                total += d; lo = Math.min(lo, d); hi = Math.max(hi, d);
+            }
+            r.put("cycles", total); r.put("seconds", secs); r.put("cycles_per_sec", total / secs);
+            r.put("min_per_client", lo); r.put("max_per_client", hi);
+            r.put("client_cpu_us_per_cycle", cpu / 1e3 / Math.max(total, 1));
+        }
+    }
+
+    static Map<String, Object> loops(Map<String, String> sc) throws Exception {
+        int n = num(sc, "sessions");
+        List<CuratorFramework> cs = connectAll(n);
+        try {
+            Guard g = new Guard();
+            Workers w = new Workers();
+            w.counts = new AtomicLongArray(n);
+            for (int i = 0; i < n; i++) w.start(i, buildCycle(cs.get(i), i, sc, g));
+            Map<String, Object> r = new HashMap<>();
+            w.window(sc, r);
+            w.stop(cs);
+            r.put("sessions", n); r.put("violations", g.violations.get());
+            return r;
+        } finally { closeAll(cs); }
+    }
+
+    static void waitQueue(CuratorFramework obs, String path, int want) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            int have = 0;
+            try { have = obs.getChildren().forPath(path).size(); } catch (Exception e) { /* parent not yet created */ }
+            if (have >= want) return;
+            if (System.nanoTime() > deadline) throw new Exception("queue did not fill: " + have + " < " + want);
+            Thread.sleep(2);
+        }
+    }
+
+    static Map<String, Object> herd(Map<String, String> sc) throws Exception {
+        int n = num(sc, "sessions"), releases = num(sc, "releases");
+        List<CuratorFramework> cs = connectAll(n + 1);
+        CuratorFramework obs = connect();
+        String path = sc.get("root") + "/lock";
+        long[] acqAt = new long[n + 1], relAt = new long[n + 1];
+        BlockingQueue<Integer> acquired = new ArrayBlockingQueue<>(n + 1);
+        List<BlockingQueue<Boolean>> release = new ArrayList<>(); // true = release and queue again
+        List<Thread> threads = new ArrayList<>();
+        AtomicReference<Throwable> err = new AtomicReference<>();
+        for (int i = 0; i <= n; i++) {
+            int id = i;
+            BlockingQueue<Boolean> q = new ArrayBlockingQueue<>(2);
+            release.add(q);
+            InterProcessMutex m = new InterProcessMutex(cs.get(i), path);
+            Thread t = new Thread(() -> {
+                try {
+                    while (true) {
+                        m.acquire();
+                        acqAt[id] = System.nanoTime();
+                        acquired.put(id);
+                        boolean again = q.take();
+                        relAt[id] = System.nanoTime();
+                        m.release();
+                        if (!again) return;
+                    }
+                } catch (Throwable e) { err.compareAndSet(null, e); }
+            });
+            t.setDaemon(true);
+            threads.add(t);
+        }
+        try {
+            threads.get(0).start();
+            int holder = next(acquired, err);
+            for (int i = 1; i <= n; i++) threads.get(i).start();
+            List<Long> handoffs = new ArrayList<>();
+            long cpu = 0;
+            for (int r = 0; r <= releases; r++) {
+                waitQueue(obs, path, n + 1);
+                long c0 = cpuNs();
+                release.get(holder).put(true);
+                int nx = next(acquired, err);
+                if (r > 0) { cpu += cpuNs() - c0; handoffs.add(acqAt[nx] - relAt[holder]); }
+                holder = nx;
+            }
+            // Drain: each holder in turn releases without queueing again.
+            for (int left = n + 1; left > 0; left--) {
+                release.get(holder).put(false);
+                if (left > 1) holder = next(acquired, err);
+            }
+            Map<String, Object> r = new HashMap<>();
+            r.put("sessions", n); r.put("cycles", handoffs.size());
+            r.put("handoff_p50_ms", pct(handoffs, 0.5)); r.put("p99_ms", pct(handoffs, 0.99));
+            r.put("client_cpu_us_per_cycle", cpu / 1e3 / Math.max(handoffs.size(), 1));
+            return r;
+        } finally { obs.close(); closeAll(cs); }
+    }
+
+    static int next(BlockingQueue<Integer> acquired, AtomicReference<Throwable> err) throws Exception {
+        Integer i = acquired.poll(60, TimeUnit.SECONDS);
+        if (i == null) throw new Exception("no acquisition within 60 s", err.get());
+        return i;
+    }
+
+    static long usedHeap() throws InterruptedException {
+        Runtime rt = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) { System.gc(); Thread.sleep(20); }
+        return rt.totalMemory() - rt.freeMemory();
+    }
+
+    static Map<String, Object> depth(Map<String, String> sc) throws Exception {
+        int s = num(sc, "sessions"), waiters = num(sc, "waiters");
+        List<CuratorFramework> cs = connectAll(s);
+        CuratorFramework obs = connect();
+        String path = sc.get("root") + "/lock";
+        try {
+            Guard g = new Guard();
+            InterProcessMutex first = new InterProcessMutex(cs.get(0), path);
+            Workers w = new Workers();
+            w.counts = new AtomicLongArray(waiters);
+            long mem0 = usedHeap();
+            first.acquire();
+            for (int j = 1; j < waiters; j++) {
+                w.start(j, lockCycle(new LockLocker(new InterProcessMutex(cs.get(j % s), path)), g, 1, 1));
+            }
+            Exception qerr = null;
+            try { waitQueue(obs, path, waiters); } catch (Exception e) { qerr = e; }
+            double mem = usedHeap() - mem0;
+            first.release();
+            // The first acquirer's thread owns first, so it loops on a fresh mutex of its own.
+            w.start(0, lockCycle(new LockLocker(new InterProcessMutex(cs.get(0), path)), g, 1, 1));
+            if (qerr != null) { w.stop(cs); throw qerr; }
+            Map<String, Object> r = new HashMap<>();
+            w.window(sc, r);
+            w.stop(cs);
+            r.put("sessions", s); r.put("waiters", waiters); r.put("violations", g.violations.get());
+            r.put("mem_bytes_per_waiter", mem / Math.max(waiters - 1, 1));
+            return r;
+        } finally { obs.close(); closeAll(cs); }
+    }
+
+    static String json(Map<String, Object> m) {
+        StringBuilder b = new StringBuilder("{");
+        for (Map.Entry<String, Object> e : m.entrySet()) {
+            if (b.length() > 1) b.append(',');
+            b.append('"').append(e.getKey()).append("\":");
+            Object v = e.getValue();
+            if (v instanceof Number || v instanceof Boolean) {
+                double d = v instanceof Number ? ((Number) v).doubleValue() : 0;
+                b.append(Double.isFinite(d) || v instanceof Boolean ? v.toString() : "0");
+            } else {
+                b.append('"').append(String.valueOf(v).replace("\\", "\\\\").replace("\"", "\\\"")
+                        .replace("\n", " ").replace("\r", " ").replace("\t", " ")).append('"');
+            }
+        }
+        return b.append('}').toString();
+    }
+}

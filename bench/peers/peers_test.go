@@ -1,0 +1,116 @@
+package peers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
+	"github.com/zkrecipes/zkrecipes/bench/internal/zkpeers"
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+var servers string
+
+func TestMain(m *testing.M) {
+	c, err := zktest.Launch()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	servers = c.ConnectString()
+	base := runtime.NumGoroutine()
+	code := m.Run()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code == 0 && runtime.NumGoroutine() > base {
+		fmt.Fprintf(os.Stderr, "leaked goroutines: %d > %d\n", runtime.NumGoroutine(), base)
+		code = 1
+	}
+	c.Close()
+	os.Exit(code)
+}
+
+func quick(kind, root string, sessions int) harness.Scenario {
+	return harness.Scenario{Kind: kind, Root: root, Sessions: sessions, Warmup: 50 * time.Millisecond,
+		Duration: 300 * time.Millisecond, WarmCycles: 10, Releases: 2}
+}
+
+// Every peer runs a quick uncontended scenario (the raw floor: a create+delete pair) against a
+// real server and reports cycles; a kind it lacks comes back Unsupported, not as a failure.
+func TestPeersQuickUncontended(t *testing.T) {
+	tests := []struct {
+		peer    harness.Peer
+		kind    string
+		missing func() error
+	}{
+		{zkpeers.RawPeer(), harness.RawPair, nil},
+		{zkpeers.GoLockPeer(), harness.Uncontended, nil},
+		{CuratorPeer(), harness.Uncontended, CuratorAvailable},
+		{KazooPeer(), harness.Uncontended, KazooAvailable},
+	}
+	for i, tt := range tests {
+		t.Run(tt.peer.Name(), func(t *testing.T) {
+			if tt.missing != nil {
+				if err := tt.missing(); err != nil {
+					t.Skip(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			root := fmt.Sprintf("/benchtest/unc-%d", i)
+			res, err := tt.peer.Run(ctx, servers, quick(tt.kind, root, 1), quick("no-such-kind", root, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res) != 2 {
+				t.Fatalf("got %d results, want 2: %+v", len(res), res)
+			}
+			r := res[0]
+			if r.Error != "" || r.Unsupported || r.Cycles <= 0 || r.CyclesPerSec <= 0 || r.P50Ms <= 0 || r.P99Ms < r.P50Ms {
+				t.Fatalf("bad result: %+v", r)
+			}
+			if r.Peer != tt.peer.Name() || r.Kind != tt.kind {
+				t.Fatalf("result labelled %q/%q", r.Peer, r.Kind)
+			}
+			if !res[1].Unsupported {
+				t.Fatalf("unknown kind not reported unsupported: %+v", res[1])
+			}
+		})
+	}
+}
+
+// zk.Lock under contention and herd: the harness counts acquisitions, fairness and violations.
+func TestGoLockContendedAndHerd(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := zkpeers.GoLockPeer().Run(ctx, servers,
+		quick(harness.Contended, "/benchtest/cont", 4), quick(harness.Herd, "/benchtest/herd", 4),
+		quick(harness.RW, "/benchtest/rw", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, h, rw := res[0], res[1], res[2]
+	if c.Error != "" || c.Cycles <= 0 || c.Violations != 0 || c.MinPerClient <= 0 {
+		t.Fatalf("contended: %+v", c)
+	}
+	if h.Error != "" || h.Cycles != 2 || h.HandoffP50Ms <= 0 {
+		t.Fatalf("herd: %+v", h)
+	}
+	if !rw.Unsupported {
+		t.Fatalf("zk.Lock has no rw lock, got %+v", rw)
+	}
+}
+
+func TestRunRejectsBadScenario(t *testing.T) {
+	_, err := harness.RunScenario(context.Background(), nil, servers, harness.Scenario{Kind: harness.Contended, Root: "rel"})
+	if !errors.Is(err, harness.ErrBadScenario) {
+		t.Fatalf("got %v, want ErrBadScenario", err)
+	}
+}
