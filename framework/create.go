@@ -1,0 +1,205 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Mode is a znode create mode.
+type Mode int
+
+// Create modes (Java's CreateMode).
+const (
+	Persistent Mode = iota
+	Ephemeral
+	PersistentSequential
+	EphemeralSequential
+	Container
+	PersistentTTL
+	PersistentSequentialTTL
+)
+
+// String names the mode.
+func (m Mode) String() string {
+	names := [...]string{"Persistent", "Ephemeral", "PersistentSequential", "EphemeralSequential",
+		"Container", "PersistentTTL", "PersistentSequentialTTL"}
+	if m >= 0 && int(m) < len(names) {
+		return names[m]
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// flag returns go-zookeeper's create flag.
+func (m Mode) flag() (int32, error) {
+	switch m {
+	case Persistent:
+		return zk.FlagPersistent, nil
+	case Ephemeral:
+		return zk.FlagEphemeral, nil
+	case PersistentSequential:
+		return zk.FlagSequence, nil
+	case EphemeralSequential:
+		return zk.FlagEphemeralSequential, nil
+	case Container:
+		return zk.FlagContainer, nil
+	case PersistentTTL:
+		return zk.FlagTTL, nil
+	case PersistentSequentialTTL:
+		return zk.FlagPersistentSequentialWithTTL, nil
+	}
+	return 0, fmt.Errorf("%w: create mode %d", ErrInvalidOption, int(m))
+}
+
+func (m Mode) isTTL() bool       { return m == PersistentTTL || m == PersistentSequentialTTL }
+func (m Mode) isEphemeral() bool { return m == Ephemeral || m == EphemeralSequential }
+
+// maxTTL is ZooKeeper's largest TTL (40 bits of milliseconds).
+const maxTTL = time.Duration(0xffffffffff) * time.Millisecond
+
+// CreateOption configures Create.
+type CreateOption func(*createConfig)
+
+type createConfig struct {
+	mode      Mode
+	ttl       time.Duration
+	acl       []ACL
+	protected bool
+	parents   bool
+}
+
+// WithMode sets the create mode (default Persistent).
+func WithMode(m Mode) CreateOption { return func(c *createConfig) { c.mode = m } }
+
+// WithTTL sets the TTL of a PersistentTTL / PersistentSequentialTTL node (required for them, refused
+// otherwise). The server needs extendedTypesEnabled=true, else Create fails with ErrUnimplemented.
+func WithTTL(d time.Duration) CreateOption { return func(c *createConfig) { c.ttl = d } }
+
+// WithACL sets the node's ACL (default: the ACL provider's).
+func WithACL(acl []ACL) CreateOption { return func(c *createConfig) { c.acl = acl } }
+
+// Protected prefixes the last segment with "_c_<uuid>-" so that a create whose reply was lost can
+// be found again (Curator's protection mode).
+func Protected() CreateOption { return func(c *createConfig) { c.protected = true } }
+
+// CreatingParents creates missing parents as containers (empty data, the provider's ACL).
+func CreatingParents() CreateOption { return func(c *createConfig) { c.parents = true } }
+
+func (c *createConfig) validate() error {
+	if _, err := c.mode.flag(); err != nil {
+		return err
+	}
+	switch {
+	case c.mode.isTTL() && (c.ttl <= 0 || c.ttl > maxTTL):
+		return fmt.Errorf("%w: TTL %v for mode %d", ErrInvalidOption, c.ttl, c.mode)
+	case !c.mode.isTTL() && c.ttl != 0:
+		return fmt.Errorf("%w: TTL given for a mode without TTL", ErrInvalidOption)
+	}
+	return nil
+}
+
+// Create creates a node and returns its namespace-relative path (with any sequence suffix and
+// protection prefix). nil data means DefaultData. On ctx end it returns ctx's error while the create
+// may still happen on the server (a Protected create then deletes it in the background).
+func (f *Framework) Create(ctx context.Context, p string, data []byte, opts ...CreateOption) (string, error) {
+	var cc createConfig
+	for _, o := range opts {
+		o(&cc)
+	}
+	if err := f.check(ctx, p, true); err != nil {
+		return "", err
+	}
+	if err := cc.validate(); err != nil {
+		return "", err
+	}
+	if data == nil {
+		data = f.cfg.defaultData
+	}
+	if err := validateData(p, data); err != nil {
+		return "", err
+	}
+	if cc.acl == nil {
+		cc.acl = f.cfg.acl.ForPath(f.full(p))
+	}
+	if cc.protected {
+		return f.createProtected(ctx, p, data, &cc)
+	}
+	var created string
+	err := f.retry(ctx, func(ctx context.Context) error {
+		var err error
+		created, _, err = f.createAttempt(ctx, f.full(p), data, &cc)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return f.rel(created), nil
+}
+
+// createAttempt is one attempt: create; on NoNode create the parents (CreatingParents, or the
+// namespace node alone) and try once more. The returned channel closes when the last request ended.
+func (f *Framework) createAttempt(ctx context.Context, full string, data []byte, cc *createConfig) (string, <-chan struct{}, error) {
+	created, done, err := f.createNode(ctx, full, data, cc)
+	if !errors.Is(err, zk.ErrNoNode) {
+		return created, done, err
+	}
+	parent := path.Dir(full)
+	switch {
+	case cc.parents:
+	case f.ns != "" && parent == f.ns: // the namespace container (it may have been reaped)
+	default:
+		return "", done, err
+	}
+	if err := f.mkdirs(ctx, parent); err != nil {
+		return "", done, err
+	}
+	return f.createNode(ctx, full, data, cc)
+}
+
+// createNode sends one create request in the right flavour.
+func (f *Framework) createNode(ctx context.Context, full string, data []byte, cc *createConfig) (string, <-chan struct{}, error) {
+	flag, _ := cc.mode.flag()
+	created, err, done := callTracked(f, ctx, func() (string, error) {
+		switch {
+		case cc.mode == Container:
+			return f.conn.CreateContainer(full, data, flag, cc.acl)
+		case cc.mode.isTTL():
+			return f.conn.CreateTTL(full, data, flag, cc.acl, cc.ttl)
+		}
+		return f.conn.Create(full, data, flag, cc.acl)
+	})
+	return created, done, err
+}
+
+// mkdirs creates every missing node of dir (a server path) as a container with empty data,
+// ignoring NodeExists. It walks up with exists() to the deepest existing ancestor first.
+func (f *Framework) mkdirs(ctx context.Context, dir string) error {
+	var missing []string
+	for d := dir; d != "/"; d = path.Dir(d) {
+		s, err := call(f, ctx, func() (bool, error) {
+			ok, _, err := f.conn.Exists(d)
+			return ok, err
+		})
+		if err != nil {
+			return err
+		}
+		if s {
+			break
+		}
+		missing = append(missing, d)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		d := missing[i]
+		_, err := call(f, ctx, func() (string, error) {
+			return f.conn.CreateContainer(d, []byte{}, zk.FlagContainer, f.cfg.acl.ForPath(d))
+		})
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return err
+		}
+	}
+	return nil
+}

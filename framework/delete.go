@@ -1,0 +1,82 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zkrecipes/zkrecipes/retry"
+)
+
+// DeleteOption configures Delete.
+type DeleteOption func(*deleteConfig)
+
+type deleteConfig struct {
+	version    int32
+	guaranteed bool
+}
+
+// WithVersion deletes only if the node's version matches (default -1: any).
+func WithVersion(v int32) DeleteOption { return func(c *deleteConfig) { c.version = v } }
+
+// Guaranteed keeps retrying the delete in the background, for as long as the Framework is open,
+// when it fails retryably or ctx ends (Curator's guaranteed delete). The caller still gets the error.
+func Guaranteed() DeleteOption { return func(c *deleteConfig) { c.guaranteed = true } }
+
+// Delete deletes a node (ErrNoNode when absent, ErrBadVersion, ErrNotEmpty). On ctx end it returns
+// ctx's error; the delete may still happen on the server (and with Guaranteed() it will be retried).
+func (f *Framework) Delete(ctx context.Context, p string, opts ...DeleteOption) error {
+	dc := deleteConfig{version: -1}
+	for _, o := range opts {
+		o(&dc)
+	}
+	if err := f.check(ctx, p, true); err != nil {
+		return err
+	}
+	full := f.full(p)
+	err := f.retry(ctx, func(ctx context.Context) error { return f.deleteOnce(ctx, full, dc.version) })
+	if err != nil && dc.guaranteed && (ctx.Err() != nil || f.classify(err) != retry.Permanent) {
+		f.log.Info("framework: delete failed, retrying in the background", "path", full, "err", err)
+		f.deleteInBackground(full, dc.version)
+	}
+	return err
+}
+
+func (f *Framework) deleteOnce(ctx context.Context, full string, version int32) error {
+	_, err := call(f, ctx, func() (struct{}, error) { return struct{}{}, f.conn.Delete(full, version) })
+	return err
+}
+
+// deleteInBackground deletes a server path on a background goroutine until it succeeds, the node is
+// gone, a permanent error occurs, or the Framework closes.
+func (f *Framework) deleteInBackground(full string, version int32) {
+	f.goBackground(func(ctx context.Context) { f.deleteGuaranteed(ctx, full, version) })
+}
+
+// deleteGuaranteed retries the delete of a server path under the policy, round after round, until
+// done (NoNode is success), a permanent error, or ctx ends.
+func (f *Framework) deleteGuaranteed(ctx context.Context, full string, version int32) {
+	for ctx.Err() == nil {
+		err := f.retry(ctx, func(ctx context.Context) error { return f.deleteOnce(ctx, full, version) })
+		switch {
+		case err == nil || errors.Is(err, zk.ErrNoNode):
+			f.log.Debug("framework: guaranteed delete done", "path", full)
+			return
+		case ctx.Err() == nil && f.classify(err) == retry.Permanent:
+			f.log.Warn("framework: guaranteed delete gave up", "path", full, "err", err)
+			return
+		}
+		pause(ctx, f.cfg.connTimeout/5)
+	}
+}
+
+// pause sleeps for d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,271 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zkrecipes/zkrecipes/retry"
+	"github.com/zkrecipes/zkrecipes/watchmgr"
+)
+
+// closeWait bounds how long Close waits for go-zookeeper's goroutines to end.
+const closeWait = 3 * time.Second
+
+// Framework is a ZooKeeper client with Curator's connection states, retried operations, protected
+// creates, guaranteed deletes and namespaces. Safe for concurrent use. Close it when done.
+type Framework struct {
+	cfg  config
+	conn *zk.Conn
+	evCh <-chan zk.Event
+	wm   *watchmgr.Manager
+	log  *slog.Logger
+	ns   string // "/ns" or ""
+
+	st         stateMachine
+	hub        *listenerHub
+	negotiated atomic.Int64 // ms
+	requests   atomic.Int64
+
+	bgMu     sync.Mutex
+	bg       sync.WaitGroup // operation and background goroutines
+	closed   atomic.Bool
+	quit     chan struct{}
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
+	unsub    func()
+	ready    chan struct{} // closed once conn is set (or connecting failed)
+	authDone chan struct{} // closed once the digest credentials were sent (or none are configured)
+	sockets  *connTracker
+}
+
+// New starts connecting to servers ("host:port") and returns at once, without blocking I/O. It
+// fails on invalid options or an empty server list.
+func New(servers []string, opts ...Option) (*Framework, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	if err := retry.Validate(cfg.retry); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
+	}
+	f := &Framework{cfg: cfg, log: cfg.logger, quit: make(chan struct{}), hub: newListenerHub(),
+		ready: make(chan struct{}), authDone: make(chan struct{})}
+	if cfg.namespace != "" {
+		f.ns = "/" + cfg.namespace
+	}
+	f.bgCtx, f.bgCancel = context.WithCancel(context.Background())
+	f.st = stateMachine{policy: cfg.errorPolicy, timeout: f.sessionTimeout, post: f.posted,
+		log: func(msg string, args ...any) { f.log.Warn(msg, args...) }}
+	f.st.init()
+	f.wm = watchmgr.New(cfg.logger)
+	f.unsub = f.wm.Subscribe(f.onSessionEvent)
+	err := f.connect(servers)
+	close(f.ready)
+	if err != nil {
+		f.unsub()
+		f.wm.Close()
+		f.hub.close()
+		f.bgCancel()
+		return nil, err
+	}
+	if cfg.auth {
+		f.goBackground(f.addAuth)
+	} else {
+		close(f.authDone)
+	}
+	return f, nil
+}
+
+// connect dials go-zookeeper with our callback, logger and the user's options.
+func (f *Framework) connect(servers []string) error {
+	if len(servers) == 0 {
+		return fmt.Errorf("%w: no servers", ErrInvalidOption)
+	}
+	all := []func(*zk.Conn){
+		zk.WithEventCallback(f.wm.Callback()),
+		zk.WithLogger(zkLogger{log: f.log, negotiated: &f.negotiated}),
+	}
+	f.sockets = newConnTracker(f.cfg.dialer)
+	all = append(all, zk.WithDialer(f.sockets.Dial))
+	all = append(all, f.cfg.zkOptions...)
+	// connOption is unexported: forward every option through one function literal.
+	conn, ev, err := zk.Connect(servers, f.cfg.sessionTimeout, func(c *zk.Conn) {
+		for _, o := range all {
+			o(c)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("framework: connect: %w", err)
+	}
+	f.conn, f.evCh = conn, ev
+	return nil
+}
+
+// onSessionEvent feeds the state machine; it runs on watchmgr's dispatcher goroutine.
+func (f *Framework) onSessionEvent(ev zk.Event) {
+	<-f.ready // go-zookeeper may call back before Connect has returned the conn
+	if f.conn != nil {
+		f.st.onEvent(ev, f.conn.SessionID())
+	}
+}
+
+// addAuth sends the digest credentials once connected (go-zookeeper re-sends them on reconnect).
+// Operations wait for it, so that none runs unauthenticated.
+func (f *Framework) addAuth(ctx context.Context) {
+	defer close(f.authDone)
+	auth := []byte(f.cfg.authUser + ":" + f.cfg.authPass)
+	err := retry.Do(ctx, retry.Forever(100*time.Millisecond), f.classify, func(ctx context.Context) error {
+		if err := f.waitConnectedBounded(ctx); err != nil {
+			return err
+		}
+		_, err := call(f, ctx, func() (struct{}, error) { return struct{}{}, f.conn.AddAuth("digest", auth) })
+		return err
+	})
+	if err != nil && !f.closed.Load() {
+		f.log.Error("framework: digest auth failed", "err", err)
+	}
+}
+
+func (f *Framework) posted(s ConnectionState) {
+	f.log.Info("framework: connection state", "state", s.String(), "session", fmt.Sprintf("0x%x", f.conn.SessionID()))
+	f.hub.post(s)
+}
+
+// sessionTimeout is the negotiated session timeout, or the requested one before negotiation.
+func (f *Framework) sessionTimeout() time.Duration {
+	if ms := f.negotiated.Load(); ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return f.cfg.sessionTimeout
+}
+
+// WaitConnected blocks until the Framework has a session, ctx ends (ctx.Err()) or it is closed
+// (ErrClosed).
+func (f *Framework) WaitConnected(ctx context.Context) error {
+	if ctx == nil {
+		return ErrNilContext
+	}
+	for {
+		if f.closed.Load() {
+			return ErrClosed
+		}
+		state, _, connected := f.st.snapshot()
+		if state.IsConnected() {
+			return nil
+		}
+		select {
+		case <-connected:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-f.quit:
+			return ErrClosed
+		}
+	}
+}
+
+// Close ends the current epoch (ErrClosed), stops background work (guaranteed deletes), closes the
+// ZooKeeper session (its ephemeral nodes go) and waits for every goroutine the Framework started.
+// Operations in flight return ErrClosed. Idempotent; always returns nil.
+func (f *Framework) Close() error {
+	f.bgMu.Lock()
+	if f.closed.Load() {
+		f.bgMu.Unlock()
+		return nil
+	}
+	f.closed.Store(true)
+	close(f.quit)
+	f.bgMu.Unlock()
+
+	f.st.close()
+	f.bgCancel()
+	f.conn.Close() // sends closeSession and waits (at most ~1 s) for the answer
+	f.sockets.closeAll()
+	f.bg.Wait()
+	f.drainEvents()
+	f.unsub()
+	f.wm.Close()
+	f.hub.close()
+	return nil
+}
+
+// drainEvents waits (bounded) until go-zookeeper closes its event channel, which it does after
+// all its goroutines have ended.
+func (f *Framework) drainEvents() {
+	timeout := time.After(closeWait)
+	for {
+		select {
+		case _, ok := <-f.evCh:
+			if !ok {
+				return
+			}
+		case <-timeout:
+			f.log.Warn("framework: go-zookeeper did not stop in time")
+			return
+		}
+	}
+}
+
+// enter registers a goroutine unless the Framework is closed.
+func (f *Framework) enter() bool {
+	f.bgMu.Lock()
+	defer f.bgMu.Unlock()
+	if f.closed.Load() {
+		return false
+	}
+	f.bg.Add(1)
+	return true
+}
+
+// goBackground runs fn on a goroutine stopped by Close (its ctx is cancelled then).
+func (f *Framework) goBackground(fn func(ctx context.Context)) {
+	if !f.enter() {
+		return
+	}
+	go func() {
+		defer f.bg.Done()
+		fn(f.bgCtx)
+	}()
+}
+
+// AddListener registers fn for connection-state changes. fn runs on one goroutine, in order; a slow
+// fn delays other listeners but never the client. remove unregisters it.
+func (f *Framework) AddListener(fn func(ConnectionState)) (remove func()) { return f.hub.add(fn) }
+
+// State returns the current connection state.
+func (f *Framework) State() ConnectionState {
+	s, _, _ := f.st.snapshot()
+	return s
+}
+
+// SessionID returns go-zookeeper's current session id (0 while none).
+func (f *Framework) SessionID() int64 { return f.conn.SessionID() }
+
+// Session returns the current session epoch. Before the first connection it is a placeholder
+// (ID 0) that ends when the first session starts.
+func (f *Framework) Session() *Session {
+	_, s, _ := f.st.snapshot()
+	return s
+}
+
+// Watches returns the number of live watches (set and not yet fired or invalidated).
+func (f *Framework) Watches() int { return f.wm.Live() }
+
+// DefaultData returns the data used when Create is given nil data.
+func (f *Framework) DefaultData() []byte { return append([]byte(nil), f.cfg.defaultData...) }
+
+// Logger returns the Framework's logger.
+func (f *Framework) Logger() *slog.Logger { return f.log }
+
+// RequestsStarted returns how many requests this Framework has sent to ZooKeeper.
+func (f *Framework) RequestsStarted() int64 { return f.requests.Load() }
+
+// Namespace returns the namespace ("" for none).
+func (f *Framework) Namespace() string { return f.cfg.namespace }

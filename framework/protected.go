@@ -1,0 +1,192 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/google/uuid"
+	"github.com/zkrecipes/zkrecipes/retry"
+)
+
+// protectedPrefixLen is len("_c_") + 36 (canonical UUID) + len("-"), as Curator's ProtectedUtils.
+const protectedPrefixLen = 40
+
+// ProtectedPrefix returns "_c_<id>-", the prefix a Protected create puts on the last segment.
+func ProtectedPrefix(id string) string { return "_c_" + id + "-" }
+
+// IsProtected reports whether a node name carries a Curator protection prefix.
+func IsProtected(name string) bool {
+	if len(name) <= protectedPrefixLen || !strings.HasPrefix(name, "_c_") || name[39] != '-' {
+		return false
+	}
+	_, err := uuid.Parse(name[3:39])
+	return err == nil
+}
+
+// StripProtected removes a protection prefix from a node name, if any.
+func StripProtected(name string) string {
+	if IsProtected(name) {
+		return name[protectedPrefixLen:]
+	}
+	return name
+}
+
+// protectedCreate is the state of one Protected create across its retries.
+type protectedCreate struct {
+	f        *Framework
+	parent   string // server path
+	prefix   string
+	full     string // server path with the prefix
+	data     []byte
+	cc       *createConfig
+	sentBy   int64           // session that sent the last create
+	inFlight <-chan struct{} // closes when the last create request has ended
+	tried    bool
+}
+
+// createProtected creates with a protection prefix. Before each retry it lists the parent and adopts
+// a node with our prefix (for ephemerals only if its owner is the session that sent the create;
+// otherwise that node is deleted in the background and a new one created). If the create finally
+// fails, any node with our prefix is deleted in the background.
+func (f *Framework) createProtected(ctx context.Context, p string, data []byte, cc *createConfig) (string, error) {
+	full := f.full(p)
+	pc := &protectedCreate{f: f, parent: path.Dir(full), prefix: ProtectedPrefix(uuid.NewString()), data: data, cc: cc}
+	pc.full = path.Join(pc.parent, pc.prefix+path.Base(full))
+	var created string
+	var lastErr error
+	err := f.retry(ctx, func(ctx context.Context) error {
+		var err error
+		created, err = pc.attempt(ctx)
+		lastErr = err
+		return err
+	})
+	if err != nil {
+		if pc.ambiguous(ctx, lastErr) {
+			pc.cleanupInBackground()
+		}
+		return "", err
+	}
+	return f.rel(created), nil
+}
+
+// attempt looks for our node (after a first try) and otherwise creates it.
+func (pc *protectedCreate) attempt(ctx context.Context) (string, error) {
+	if pc.tried {
+		found, err := pc.find(ctx)
+		if err != nil || found != "" {
+			return found, err
+		}
+	}
+	pc.tried = true
+	pc.sentBy = pc.f.conn.SessionID()
+	created, done, err := pc.f.createAttempt(ctx, pc.full, pc.data, pc.cc)
+	pc.inFlight = done
+	return created, err
+}
+
+// find lists the parent for a child with our prefix and decides whether to adopt it.
+func (pc *protectedCreate) find(ctx context.Context) (string, error) {
+	children, err := call(pc.f, ctx, func() ([]string, error) {
+		c, _, err := pc.f.conn.Children(pc.parent)
+		return c, err
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	for _, name := range children {
+		if !strings.HasPrefix(name, pc.prefix) {
+			continue
+		}
+		node := path.Join(pc.parent, name)
+		if !pc.cc.mode.isEphemeral() {
+			return node, nil
+		}
+		return pc.adoptEphemeral(ctx, node)
+	}
+	return "", nil
+}
+
+// adoptEphemeral adopts node if the session that sent the create owns it; otherwise it deletes it
+// in the background (it belongs to a dead session) and reports "not found".
+func (pc *protectedCreate) adoptEphemeral(ctx context.Context, node string) (string, error) {
+	stat, err := call(pc.f, ctx, func() (*Stat, error) {
+		_, s, err := pc.f.conn.Exists(node)
+		return s, err
+	})
+	if err != nil {
+		return "", err
+	}
+	if stat.EphemeralOwner != 0 && stat.EphemeralOwner == pc.sentBy && pc.sentBy == pc.f.conn.SessionID() {
+		return node, nil
+	}
+	if stat.EphemeralOwner != 0 {
+		pc.f.log.Info("framework: protected node from an old session, deleting", "path", node)
+		pc.f.deleteInBackground(node, -1)
+	}
+	return "", nil
+}
+
+// ambiguous reports whether the final failure leaves the create's outcome unknown.
+func (pc *protectedCreate) ambiguous(ctx context.Context, err error) bool {
+	if !pc.tried {
+		return false
+	}
+	return ctx.Err() != nil || errors.Is(err, ErrClosed) || Classify(err) != retry.Permanent
+}
+
+// cleanupInBackground waits for the last create to end, then deletes any child with our prefix.
+func (pc *protectedCreate) cleanupInBackground() {
+	f := pc.f
+	inFlight := pc.inFlight
+	f.goBackground(func(ctx context.Context) {
+		if inFlight != nil {
+			select {
+			case <-inFlight:
+			case <-ctx.Done():
+				return
+			}
+		}
+		for ctx.Err() == nil {
+			children, err := f.listForCleanup(ctx, pc.parent)
+			if err == nil {
+				for _, name := range children {
+					if strings.HasPrefix(name, pc.prefix) {
+						f.deleteGuaranteed(ctx, path.Join(pc.parent, name), -1)
+					}
+				}
+				return
+			}
+			f.log.Debug("framework: protected cleanup: listing failed", "parent", pc.parent, "err", err)
+		}
+	})
+}
+
+// listForCleanup lists a parent for background cleanup; NoNode means nothing to clean.
+func (f *Framework) listForCleanup(ctx context.Context, parent string) ([]string, error) {
+	var children []string
+	err := f.retry(ctx, func(ctx context.Context) error {
+		c, err := call(f, ctx, func() ([]string, error) {
+			c, _, err := f.conn.Children(parent)
+			return c, err
+		})
+		children = c
+		return err
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil && f.classify(err) == retry.Permanent && ctx.Err() == nil {
+		f.log.Warn("framework: protected cleanup gave up", "parent", parent, "err", err)
+		return nil, nil
+	}
+	if err != nil {
+		pause(ctx, f.cfg.connTimeout/5)
+	}
+	return children, err
+}

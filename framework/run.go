@@ -1,0 +1,143 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zkrecipes/zkrecipes/retry"
+)
+
+// check validates what every operation needs before any request: the path (a write refuses "/"),
+// the context and the Framework's state.
+func (f *Framework) check(ctx context.Context, p string, write bool) error {
+	validate := validateReadPath
+	if write {
+		validate = ValidatePath
+	}
+	if err := validate(p); err != nil {
+		return err
+	}
+	if ctx == nil {
+		return ErrNilContext
+	}
+	if f.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// classify is Classify, except that nothing is retried once the Framework is closed.
+func (f *Framework) classify(err error) retry.Class {
+	if f.closed.Load() {
+		return retry.Permanent
+	}
+	return Classify(err)
+}
+
+// retry runs op under ctx and the retry policy, waiting for a connection before each attempt.
+func (f *Framework) retry(ctx context.Context, op func(ctx context.Context) error) error {
+	return retry.Do(ctx, f.cfg.retry, f.classify, func(ctx context.Context) error {
+		select {
+		case <-f.authDone:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if err := f.waitConnectedBounded(ctx); err != nil {
+			return err
+		}
+		return op(ctx)
+	}, retry.WithNotify(func(err error, next time.Duration) {
+		f.log.Debug("framework: retrying", "err", err, "in", next)
+	}))
+}
+
+// waitConnectedBounded waits until connected, at most the connection timeout (then the attempt is
+// made anyway and fails retryably), returning early on ctx (its error) or Close (ErrClosed).
+func (f *Framework) waitConnectedBounded(ctx context.Context) error {
+	if f.conn.State() == zk.StateHasSession {
+		return nil
+	}
+	timer := time.NewTimer(f.cfg.connTimeout)
+	defer timer.Stop()
+	for {
+		state, _, connected := f.st.snapshot()
+		if state.IsConnected() || f.conn.State() == zk.StateHasSession {
+			return nil
+		}
+		select {
+		case <-connected:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-f.quit:
+			return ErrClosed
+		case <-timer.C:
+			return nil
+		}
+	}
+}
+
+// call runs one go-zookeeper request on a goroutine so that ctx can end the wait; the request itself
+// cannot be cancelled and may still complete. It counts the request and maps errors: ErrClosed once
+// closed, sentinels for go-zookeeper's "unknown error" codes.
+func call[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error) {
+	v, err, _ := callTracked(f, ctx, fn)
+	return v, err
+}
+
+type result[T any] struct {
+	v   T
+	err error
+}
+
+// callTracked is call that also returns a channel closed when the request has finished (even if
+// ctx ended first), for cleanups that must not race with it.
+func callTracked[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error, <-chan struct{}) {
+	var zero T
+	finished := make(chan struct{})
+	if !f.enter() {
+		close(finished)
+		return zero, ErrClosed, finished
+	}
+	f.requests.Add(1)
+	ch := make(chan result[T], 1)
+	go func() {
+		defer f.bg.Done()
+		defer close(finished)
+		v, err := fn()
+		ch <- result[T]{v, mapZKError(err)}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil && f.closed.Load() && errors.Is(r.err, zk.ErrConnectionClosed) {
+			r.err = ErrClosed
+		}
+		return r.v, r.err, finished
+	case <-ctx.Done():
+		return zero, ctx.Err(), finished
+	}
+}
+
+// full maps a namespace-relative path to the server path.
+func (f *Framework) full(p string) string {
+	if f.ns == "" {
+		return p
+	}
+	if p == "/" {
+		return f.ns
+	}
+	return f.ns + p
+}
+
+// rel maps a server path back to a namespace-relative one.
+func (f *Framework) rel(full string) string {
+	if f.ns == "" {
+		return full
+	}
+	r := full[min(len(f.ns), len(full)):]
+	if r == "" {
+		return "/"
+	}
+	return r
+}

@@ -1,0 +1,74 @@
+package framework
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxDataSize is the largest node data the Framework sends: ZooKeeper's default jute.maxbuffer
+// (0xfffff bytes). Larger data fails with ErrDataTooLarge before any request.
+const MaxDataSize = 0xfffff
+
+// ValidatePath checks a namespace-relative path for a write: it must be absolute, must not be "/"
+// itself, end with "/", contain "//", "." or ".." segments, control characters, invalid UTF-8 or
+// the characters ZooKeeper refuses (U+D800-U+F8FF, U+FFF0-U+FFFF), and must not be "/zookeeper" or
+// below (ZooKeeper's own subtree). The error wraps ErrInvalidPath and names the path.
+func ValidatePath(p string) error {
+	if p == "/" {
+		return invalidPath(p, "the root cannot be written")
+	}
+	return validateReadPath(p)
+}
+
+// validateReadPath is ValidatePath allowing "/" (reads of the root are fine).
+func validateReadPath(p string) error {
+	switch {
+	case p == "":
+		return invalidPath(p, "empty")
+	case p[0] != '/':
+		return invalidPath(p, "not absolute")
+	case p == "/":
+		return nil
+	case strings.HasSuffix(p, "/"):
+		return invalidPath(p, "trailing slash")
+	case p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/"):
+		return invalidPath(p, "ZooKeeper's reserved subtree")
+	case !utf8.ValidString(p):
+		return invalidPath(p, "invalid UTF-8")
+	}
+	for _, seg := range strings.Split(p[1:], "/") {
+		if err := validateSegment(p, seg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateSegment checks one path segment.
+func validateSegment(p, seg string) error {
+	switch seg {
+	case "":
+		return invalidPath(p, "empty segment (//)")
+	case ".", "..":
+		return invalidPath(p, "relative segment "+seg)
+	}
+	for _, r := range seg {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || (r >= 0xd800 && r <= 0xf8ff) || (r >= 0xfff0 && r <= 0xffff) {
+			return invalidPath(p, fmt.Sprintf("invalid character %U", r))
+		}
+	}
+	return nil
+}
+
+func invalidPath(p, why string) error {
+	return fmt.Errorf("%w %q: %s", ErrInvalidPath, p, why)
+}
+
+// validateData refuses data above MaxDataSize.
+func validateData(p string, data []byte) error {
+	if len(data) > MaxDataSize {
+		return fmt.Errorf("%w: %d bytes for %q (max %d)", ErrDataTooLarge, len(data), p, MaxDataSize)
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package watchmgr
+
+import (
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Manager is the only receiver of go-zookeeper events: its Callback only enqueues, and one
+// dispatcher goroutine delivers session events to subscribers in order. It also tracks one-shot
+// watches. Safe for concurrent use.
+type Manager struct {
+	log   *slog.Logger
+	queue *eventQueue
+	quit  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+
+	mu     sync.Mutex
+	subs   map[int]func(zk.Event)
+	nextID int
+	intr   chan struct{} // closed at the next disconnect/expiry, then replaced
+	closed bool
+
+	watches sync.WaitGroup // one goroutine per tracked, unfired watch
+	live    atomic.Int64
+}
+
+// New starts a Manager and its dispatcher goroutine. A nil logger discards. Call Close to stop it.
+func New(logger *slog.Logger) *Manager {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	m := &Manager{
+		log:   logger,
+		queue: newEventQueue(),
+		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
+		subs:  make(map[int]func(zk.Event)),
+		intr:  make(chan struct{}),
+	}
+	go m.dispatch()
+	return m
+}
+
+// Callback returns the function to pass to zk.WithEventCallback. It only enqueues the event into an
+// unbounded queue: it never blocks, never drops and never calls the connection.
+func (m *Manager) Callback() zk.EventCallback {
+	return m.queue.push
+}
+
+// Subscribe registers fn for session events (Type == zk.EventSession). fn runs on the dispatcher
+// goroutine, in event order; it must not block for long (other subscribers and watch interruption
+// wait behind it) and must not call Subscribe's cancel of another subscriber synchronously in a way
+// that waits. The returned cancel removes fn; it is idempotent.
+func (m *Manager) Subscribe(fn func(zk.Event)) (cancel func()) {
+	m.mu.Lock()
+	id := m.nextID
+	m.nextID++
+	m.subs[id] = fn
+	m.mu.Unlock()
+	return func() {
+		m.mu.Lock()
+		delete(m.subs, id)
+		m.mu.Unlock()
+	}
+}
+
+// Close stops the dispatcher, wakes every waiter (watches still unfired report a NotWatching event
+// with zk.ErrClosing) and waits for the Manager's goroutines to end. Events queued but not yet
+// dispatched are discarded. Idempotent.
+func (m *Manager) Close() {
+	m.once.Do(func() {
+		close(m.quit)
+		<-m.done
+		m.mu.Lock()
+		m.closed = true
+		close(m.intr)
+		m.mu.Unlock()
+		m.watches.Wait()
+	})
+}
+
+// dispatch is the single dispatcher goroutine.
+func (m *Manager) dispatch() {
+	defer close(m.done)
+	for {
+		select {
+		case <-m.quit:
+			return
+		case <-m.queue.signal:
+		}
+		for _, ev := range m.queue.drain() {
+			m.handle(ev)
+		}
+	}
+}
+
+// handle processes one event on the dispatcher goroutine.
+func (m *Manager) handle(ev zk.Event) {
+	if ev.Type != zk.EventSession {
+		m.log.Debug("zk watch event", "type", ev.Type.String(), "path", ev.Path, "err", ev.Err)
+		return
+	}
+	m.log.Debug("zk session event", "state", ev.State.String(), "server", ev.Server)
+	if ev.State == zk.StateDisconnected || ev.State == zk.StateExpired {
+		m.interrupt()
+	}
+	for _, fn := range m.subscribers() {
+		fn(ev)
+	}
+}
+
+// interrupt wakes every watch set before now.
+func (m *Manager) interrupt() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	close(m.intr)
+	m.intr = make(chan struct{})
+}
+
+// subscribers returns a snapshot of the subscribers in registration order.
+func (m *Manager) subscribers() []func(zk.Event) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fns := make([]func(zk.Event), 0, len(m.subs))
+	for _, id := range slices.Sorted(maps.Keys(m.subs)) {
+		fns = append(fns, m.subs[id])
+	}
+	return fns
+}

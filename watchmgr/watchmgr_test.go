@@ -1,0 +1,190 @@
+package watchmgr
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+const bound = 5 * time.Second
+
+func TestSubscribeOrderAndOnlySessionEvents(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	got := make(chan zk.State, 100)
+	cancel := m.Subscribe(func(ev zk.Event) { got <- ev.State })
+	defer cancel()
+	cb := m.Callback()
+	states := []zk.State{zk.StateConnecting, zk.StateConnected, zk.StateHasSession, zk.StateDisconnected}
+	for i := 0; i < 50; i++ { // far more than go-zookeeper's 6 slots: nothing may drop
+		for _, s := range states {
+			cb(zk.Event{Type: zk.EventSession, State: s})
+		}
+		cb(zk.Event{Type: zk.EventNodeCreated, Path: "/x"})
+	}
+	for i := 0; i < 50*len(states); i++ {
+		select {
+		case s := <-got:
+			if want := states[i%len(states)]; s != want {
+				t.Fatalf("event %d: state %v, want %v", i, s, want)
+			}
+		case <-time.After(bound):
+			t.Fatalf("event %d never dispatched", i)
+		}
+	}
+}
+
+func TestCallbackNeverBlocks(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	release := make(chan struct{})
+	m.Subscribe(func(zk.Event) { <-release }) // a stuck subscriber
+	done := make(chan struct{})
+	go func() {
+		for i := 0; i < 10000; i++ {
+			m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateHasSession})
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(bound):
+		t.Fatal("callback blocked behind a slow subscriber")
+	}
+	close(release)
+}
+
+func TestCancelSubscription(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	a, b := make(chan struct{}, 10), make(chan struct{}, 10)
+	cancelA := m.Subscribe(func(zk.Event) { a <- struct{}{} })
+	m.Subscribe(func(zk.Event) { b <- struct{}{} })
+	cancelA()
+	cancelA()
+	m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateHasSession})
+	select {
+	case <-b:
+	case <-time.After(bound):
+		t.Fatal("b not called")
+	}
+	if len(a) != 0 {
+		t.Fatal("cancelled subscriber called")
+	}
+}
+
+func TestWatchLifecycle(t *testing.T) {
+	tests := []struct {
+		name    string
+		ev      zk.Event
+		close   bool
+		wantErr error
+	}{
+		{"fired", zk.Event{Type: zk.EventNodeDeleted, Path: "/a"}, false, nil},
+		{"expired", zk.Event{Type: zk.EventNotWatching, Path: "/a", Err: zk.ErrSessionExpired}, false, zk.ErrSessionExpired},
+		{"closed-channel", zk.Event{}, true, zk.ErrClosing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(nil)
+			defer m.Close()
+			raw := make(chan zk.Event, 1)
+			w := m.Track(Data, "/a", raw)
+			if m.Live() != 1 {
+				t.Fatalf("Live = %d, want 1", m.Live())
+			}
+			if tt.close {
+				close(raw)
+			} else {
+				raw <- tt.ev
+				close(raw)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), bound)
+			defer cancel()
+			ev, err := w.Wait(ctx)
+			if tt.wantErr == nil {
+				if err != nil || ev.Type != tt.ev.Type {
+					t.Fatalf("Wait = %v, %v", ev, err)
+				}
+			} else if !errors.Is(err, ErrSessionInterrupted) || !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Wait err = %v, want interrupted + %v", err, tt.wantErr)
+			}
+			// A second Wait sees the same outcome.
+			ev2, err2 := w.Wait(ctx)
+			if ev2.Type != ev.Type || (err2 == nil) != (err == nil) {
+				t.Fatalf("second Wait = %v, %v", ev2, err2)
+			}
+			waitLive(t, m, 0)
+		})
+	}
+}
+
+func TestWaitContextAndInterrupt(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	raw := make(chan zk.Event, 1)
+	w := m.Track(Children, "/b", raw)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := w.Wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait on cancelled ctx = %v", err)
+	}
+	m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateDisconnected})
+	ctx2, cancel2 := context.WithTimeout(context.Background(), bound)
+	defer cancel2()
+	if _, err := w.Wait(ctx2); !errors.Is(err, ErrSessionInterrupted) {
+		t.Fatalf("Wait after disconnect = %v", err)
+	}
+	// Still live: go-zookeeper keeps the watch across a disconnect.
+	if m.Live() != 1 {
+		t.Fatalf("Live = %d, want 1", m.Live())
+	}
+	// A watch tracked after the disconnect is not interrupted by it.
+	w2 := m.Track(Children, "/b", make(chan zk.Event, 1))
+	select {
+	case <-w2.Interrupted():
+		t.Fatal("new watch interrupted by an earlier disconnect")
+	default:
+	}
+	m.Close()
+	waitLive(t, m, 0)
+	if _, err := w2.Wait(context.Background()); !errors.Is(err, ErrSessionInterrupted) {
+		t.Fatalf("Wait after Close = %v", err)
+	}
+}
+
+func TestCloseLeavesNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	m := New(nil)
+	for i := 0; i < 10; i++ {
+		m.Track(Exists, "/c", make(chan zk.Event, 1))
+	}
+	m.Close()
+	m.Close()
+	deadline := time.Now().Add(bound)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines: %d before, %d after Close", before, runtime.NumGoroutine())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	w := m.Track(Data, "/d", make(chan zk.Event, 1))
+	if _, err := w.Wait(context.Background()); !errors.Is(err, ErrSessionInterrupted) {
+		t.Fatalf("Track after Close: Wait = %v", err)
+	}
+}
+
+func waitLive(t *testing.T, m *Manager, want int) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for m.Live() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("Live = %d, want %d", m.Live(), want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
