@@ -1,0 +1,47 @@
+// Package recipes implements Apache Curator's lock recipes on ZooKeeper, with
+// Curator 5's znode layout so that Go and Java processes can contend for the
+// same lock paths.
+//
+// # Znode layout
+//
+// A lock is a directory of ephemeral sequential contender nodes whose names
+// carry a protected-mode GUID:
+//
+//	InterProcessMutex          P/_c_<uuid>-lock-<seq>
+//	InterProcessReadWriteLock  P/_c_<uuid>-__READ__<seq>, P/_c_<uuid>-__WRIT__<seq>
+//	InterProcessSemaphoreV2    P/locks/_c_<uuid>-lock-<seq>, P/leases/_c_<uuid>-lease-<seq>
+//
+// Missing parents are created as container nodes, which the server deletes
+// once they are empty. Contenders sort by the 10-digit sequence after the
+// lock name; each waiter watches (getData with a watch) only the node it must
+// wait for, so a release wakes one waiter, not the herd.
+//
+// # Curator interoperability
+//
+// Node names, modes, sort order and predicates match Curator 5, so a Java
+// InterProcessMutex and a Go InterProcessMutex on the same path exclude each
+// other, and each lists the other's nodes in Participants. Keep foreign nodes
+// out of lock directories: like Curator, we do not filter them, and one that
+// sorts first blocks the lock.
+//
+// # Leases, Suspended and Lost
+//
+// Acquire returns a *Lease, owned by the caller. Reentrancy is counted on the
+// lease (Reenter, or Acquire with a context from WithLease), never on
+// goroutine identity. A lease's Done channel closes when its session may be
+// gone: under the framework's Standard error policy on Suspended (the
+// connection dropped; the session may expire without us hearing of it) and
+// on Lost (the session expired); under the Session policy on Lost only.
+// Once Done is closed another process may hold the lock. Stop acting on it.
+//
+// # Fencing tokens
+//
+// A lock that lives in ZooKeeper cannot stop a holder that is paused (GC, a
+// stopped VM) past its session timeout from acting after another process has
+// acquired the lock. Lease.Token returns the czxid of the holder's node, a
+// number that grows with every new holder across the ensemble, even when the
+// lock directory is reaped and recreated. Send it with every write to the
+// protected resource and have the resource reject tokens lower than the
+// highest it has seen. When the resource is ZooKeeper itself, put
+// Lease.Guard first in a Multi instead.
+package recipes

@@ -1,0 +1,54 @@
+package recipes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// revokeMessage is what Curator writes into a lock node to ask its holder to
+// let go (LockInternals.REVOKE_MESSAGE).
+var revokeMessage = []byte("__REVOKE__")
+
+// Revoke asks the holder of the lock node at nodePath (from Participants) to
+// release it, by writing "__REVOKE__" into the node, as Curator's Revoker
+// does. It is cooperative: only a holder that made its lock revocable reacts.
+// A node that is already gone is not an error.
+func Revoke(ctx context.Context, fw *framework.Framework, nodePath string) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
+	if fw == nil {
+		return fmt.Errorf("%w: nil framework", ErrInvalidArgument)
+	}
+	_, err := fw.Set(ctx, nodePath, revokeMessage, -1)
+	if err != nil && !errors.Is(err, framework.ErrNoNode) {
+		return fmt.Errorf("recipes: revoke %s: %w", nodePath, err)
+	}
+	return nil
+}
+
+// watchRevocation keeps a data watch on the lease's own node and calls fn
+// when the node's data becomes "__REVOKE__". It ends with the lease.
+func watchRevocation(l *Lease, fn func(*Lease)) {
+	ctx := l.Context()
+	for ctx.Err() == nil {
+		data, _, w, err := l.fw.GetW(ctx, l.path)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, framework.ErrNoNode) {
+				l.fw.Logger().Debug("recipes: revocation watch failed", "path", l.path, "err", err)
+			}
+			return
+		}
+		if bytes.Equal(data, revokeMessage) {
+			fn(l)
+			return
+		}
+		if _, err := w.Wait(ctx); err != nil && !errors.Is(err, framework.ErrSessionInterrupted) {
+			return
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package recipes_test
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/interop"
+	"github.com/zkrecipes/zkrecipes/recipes"
+)
+
+// startCurator starts a Java process holding one Curator 5.4 client.
+func startCurator(t *testing.T, servers []string) *interop.CuratorProcess {
+	t.Helper()
+	c, err := interop.StartCurator(ctxFor(t, 90*time.Second), strings.Join(servers, ","))
+	if err != nil {
+		t.Fatalf("starting the Curator contender: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Go and Curator contend on one path: each waits on the other's nodes, and
+// Curator lists ours in queue order.
+func TestInteropMutexWithCurator(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	java := startCurator(t, zk.Servers())
+	fw := connect(t, zk.Servers())
+	m := mustMutex(t, fw, p)
+
+	javaNode, err := java.Acquire(ctxFor(t, 20*time.Second), p, 10*time.Second)
+	if err != nil {
+		t.Fatalf("Curator acquire: %v", err)
+	}
+	if !mutexNode.MatchString(path.Base(javaNode)) {
+		t.Fatalf("Curator's node %q does not match our layout", javaNode)
+	}
+	if _, err := m.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
+		t.Fatalf("Go TryAcquire under a Java holder: %v, want ErrLocked", err)
+	}
+	got := make(chan *recipes.Lease, 1)
+	go func() {
+		l, err := m.Acquire(ctxFor(t, 30*time.Second))
+		if err != nil {
+			t.Errorf("Go waiter: %v", err)
+		}
+		got <- l
+	}()
+	eventually(t, 10*time.Second, "the Go waiter to queue", func() bool { return len(children(t, fw, p)) == 2 })
+	parts, err := java.Participants(ctxFor(t, 10*time.Second), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := m.Participants(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 2 || len(ours) != 2 || parts[0] != javaNode || parts[1] != ours[1].Path || ours[0].Path != javaNode {
+		t.Fatalf("Curator lists %v, we list %+v; want the Java holder first, then our waiter", parts, ours)
+	}
+	if err := java.Release(ctxFor(t, 10*time.Second), p); err != nil {
+		t.Fatal(err)
+	}
+	l := <-got
+	if l == nil {
+		t.FailNow()
+	}
+	if _, err := java.Acquire(ctxFor(t, 10*time.Second), p, 200*time.Millisecond); !errors.Is(err, interop.ErrTimeout) {
+		t.Fatalf("Curator acquire under a Go holder: %v, want a timeout", err)
+	}
+	mustRelease(t, l)
+	if _, err := java.Acquire(ctxFor(t, 10*time.Second), p, 10*time.Second); err != nil {
+		t.Fatalf("Curator acquire after the Go release: %v", err)
+	}
+	if err := java.Release(ctxFor(t, 10*time.Second), p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two Java and two Go contenders hammer one lock: never two holders.
+func TestInteropMutexExclusion(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	const rounds = 25
+	var holders, maxHolders atomic.Int32
+	enter := func() {
+		n := holders.Add(1)
+		for old := maxHolders.Load(); n > old && !maxHolders.CompareAndSwap(old, n); old = maxHolders.Load() {
+		}
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		java := startCurator(t, zk.Servers())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				if _, err := java.Acquire(ctxFor(t, 60*time.Second), p, 50*time.Second); err != nil {
+					t.Errorf("Curator acquire: %v", err)
+					return
+				}
+				enter()
+				holders.Add(-1)
+				if err := java.Release(ctxFor(t, 20*time.Second), p); err != nil {
+					t.Errorf("Curator release: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		m := mustMutex(t, connect(t, zk.Servers()), p)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				l, err := m.Acquire(ctxFor(t, 60*time.Second))
+				if err != nil {
+					t.Errorf("Go acquire: %v", err)
+					return
+				}
+				enter()
+				holders.Add(-1)
+				if err := l.Release(context.Background()); err != nil {
+					t.Errorf("Go release: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := maxHolders.Load(); n != 1 {
+		t.Fatalf("max holders across Go and Java = %d, want 1", n)
+	}
+}

@@ -1,0 +1,150 @@
+package recipes_test
+
+import (
+	"context"
+	"errors"
+	"path"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+// Curator's testKilledSession: a waiter whose session is expired by the
+// server re-queues with a new node and still acquires.
+func TestMutexKilledSessionWhileWaiting(t *testing.T) {
+	zk := server(t)
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fa := connect(t, zk.Servers())
+	fb := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()))
+	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
+
+	got := make(chan *recipes.Lease, 1)
+	go func() {
+		l, err := mustMutex(t, fb, p).Acquire(context.Background())
+		if err != nil {
+			t.Errorf("waiter: %v", err)
+		}
+		got <- l
+	}()
+	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	holderNode := path.Base(la.Path())
+	var waiterNode string
+	for _, k := range children(t, fa, p) {
+		if k != holderNode {
+			waiterNode = k
+		}
+	}
+	oldID := fb.SessionID()
+	id, pw := proxy.Session()
+	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "a new session and a new waiter node", func() bool {
+		kids := children(t, fa, p)
+		return fb.SessionID() != oldID && len(kids) == 2 && !slices.Contains(kids, waiterNode)
+	})
+	mustRelease(t, la)
+	select {
+	case lb := <-got:
+		if lb.Token() <= la.Token() {
+			t.Fatalf("token %d not above %d", lb.Token(), la.Token())
+		}
+		mustRelease(t, lb)
+	case <-time.After(20 * time.Second):
+		t.Fatal("waiter never acquired after its session was killed")
+	}
+	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, fa, p)) == 0 })
+}
+
+// Curator's testWaitingProcessKilledServer: the server dies and comes back
+// while a process waits; the waiter acquires once the holder releases.
+func TestMutexWaitingWhileServerRestarts(t *testing.T) {
+	zk := zktest.Start(t)
+	p := lockPath(t)
+	fa := connect(t, zk.Servers(), framework.WithSessionTimeout(10*time.Second))
+	fb := connect(t, zk.Servers(), framework.WithSessionTimeout(10*time.Second))
+	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
+	got := make(chan *recipes.Lease, 1)
+	go func() {
+		l, err := mustMutex(t, fb, p).Acquire(ctxFor(t, 60*time.Second))
+		if err != nil {
+			t.Errorf("waiter: %v", err)
+		}
+		got <- l
+	}()
+	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 1 })
+	if err := zk.Member(0).Kill(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-la.Done(): // Standard policy: a suspended holder is told at once
+	case <-time.After(15 * time.Second):
+		t.Fatal("holder not told of the suspension")
+	}
+	if !errors.Is(la.Err(), recipes.ErrLockLost) || !errors.Is(la.Err(), framework.ErrSuspended) {
+		t.Fatalf("holder's Err = %v, want ErrLockLost wrapping ErrSuspended", la.Err())
+	}
+	if err := zk.Member(0).Restart(ctxFor(t, 30*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	mustRelease(t, la)
+	select {
+	case lb := <-got:
+		mustRelease(t, lb)
+	case <-time.After(30 * time.Second):
+		t.Fatal("waiter never acquired after the server restart")
+	}
+}
+
+// The holder's connection is blackholed past the session timeout: the holder
+// learns that its lock may be lost before anybody else acquires it, and the
+// next holder's fencing token is greater.
+func TestMutexHolderToldBeforeNextHolder(t *testing.T) {
+	zk := server(t)
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	const session = 2 * time.Second
+	fa := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(session))
+	fb := connect(t, zk.Servers())
+	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
+
+	var order atomic.Int32 // 1 = holder told first, 2 = next holder first
+	got := make(chan *recipes.Lease, 1)
+	go func() {
+		l, err := mustMutex(t, fb, p).Acquire(ctxFor(t, 60*time.Second))
+		if err != nil {
+			t.Errorf("next holder: %v", err)
+		}
+		order.CompareAndSwap(0, 2)
+		got <- l
+	}()
+	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 1 })
+	proxy.Blackhole(true)
+	go func() {
+		<-la.Done()
+		order.CompareAndSwap(0, 1)
+	}()
+	var lb *recipes.Lease
+	select {
+	case lb = <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatal("nobody acquired after the holder's session expired")
+	}
+	if order.Load() != 1 {
+		t.Fatal("the next holder acquired before the old holder was told")
+	}
+	if lb.Token() <= la.Token() {
+		t.Fatalf("next holder's token %d not above %d", lb.Token(), la.Token())
+	}
+	proxy.Blackhole(false)
+	mustRelease(t, lb)
+	if err := la.Release(ctxFor(t, 20*time.Second)); err != nil && !errors.Is(err, framework.ErrNoNode) {
+		t.Logf("release of a lost lease: %v", err)
+	}
+}

@@ -1,0 +1,200 @@
+package recipes_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+// 16 sessions hammer one lock: never two holders, and acquisitions come in
+// the order the nodes were created (the fencing tokens only grow).
+func TestMutexExclusionAndFairness(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	const sessions, rounds = 16, 15
+	var holders, maxHolders atomic.Int32
+	var mu sync.Mutex
+	var tokens []int64
+	var wg sync.WaitGroup
+	for i := 0; i < sessions; i++ {
+		m := mustMutex(t, connect(t, zk.Servers()), p)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				l, err := m.Acquire(ctxFor(t, 60*time.Second))
+				if err != nil {
+					t.Errorf("Acquire: %v", err)
+					return
+				}
+				n := holders.Add(1)
+				for old := maxHolders.Load(); n > old && !maxHolders.CompareAndSwap(old, n); old = maxHolders.Load() {
+				}
+				mu.Lock()
+				tokens = append(tokens, l.Token())
+				mu.Unlock()
+				holders.Add(-1)
+				if err := l.Release(context.Background()); err != nil {
+					t.Errorf("Release: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := maxHolders.Load(); got != 1 {
+		t.Fatalf("max concurrent holders = %d, want 1", got)
+	}
+	if len(tokens) != sessions*rounds {
+		t.Fatalf("%d acquisitions, want %d", len(tokens), sessions*rounds)
+	}
+	for i := 1; i < len(tokens); i++ {
+		if tokens[i] <= tokens[i-1] {
+			t.Fatalf("acquisition %d has token %d after %d: not FIFO by node creation", i, tokens[i], tokens[i-1])
+		}
+	}
+}
+
+// 64 waiters queue on one lock; each release wakes exactly one of them: one
+// notification crosses the wire and the server's watch count drops by one.
+func TestMutexNoHerd(t *testing.T) {
+	zk := zktest.Start(t)
+	member := zk.Member(0)
+	proxy := zktest.NewProxy(t, member.Addr())
+	p := lockPath(t)
+	holderFw := connect(t, zk.Servers())
+	holder := mustAcquire(t, mustMutex(t, holderFw, p), 10*time.Second)
+
+	const waiters, perSession = 64, 8
+	acquired := make(chan *recipes.Lease, waiters)
+	var fws []*framework.Framework
+	for i := 0; i < waiters/perSession; i++ {
+		fws = append(fws, connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer())))
+	}
+	for i := 0; i < waiters; i++ {
+		m := mustMutex(t, fws[i%len(fws)], p)
+		go func() {
+			l, err := m.Acquire(context.Background())
+			if err != nil {
+				t.Errorf("waiter: %v", err)
+			}
+			acquired <- l
+		}()
+	}
+	eventually(t, 30*time.Second, "64 waiters to watch", func() bool {
+		n, err := member.WatchCount(ctxFor(t, 5*time.Second))
+		return err == nil && n == waiters
+	})
+	release := holder
+	for i := 0; i < waiters; i++ {
+		notes := proxy.Notifications()
+		watches, _ := member.WatchCount(ctxFor(t, 5*time.Second))
+		mustRelease(t, release)
+		select {
+		case release = <-acquired:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("release %d woke nobody", i)
+		}
+		if n := proxy.Notifications() - notes; n != 1 {
+			t.Fatalf("release %d: %d watch notifications, want 1", i, n)
+		}
+		if n, _ := member.WatchCount(ctxFor(t, 5*time.Second)); n != watches-1 {
+			t.Fatalf("release %d: server watches %d -> %d, want one fewer", i, watches, n)
+		}
+	}
+	mustRelease(t, release)
+	for _, fw := range fws {
+		if n := fw.Watches(); n != 0 {
+			t.Fatalf("client still counts %d live watches", n)
+		}
+	}
+	if n, _ := member.WatchCount(ctxFor(t, 5*time.Second)); n != 0 {
+		t.Fatalf("server still has %d watches", n)
+	}
+}
+
+// A waiter woken because the first node it watched was deleted holds the lock
+// without listing the contenders again.
+func TestMutexHandoffWithoutRelist(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	a := mustMutex(t, connect(t, zk.Servers()), p)
+	fb := connect(t, zk.Servers())
+	b := mustMutex(t, fb, p)
+	la := mustAcquire(t, a, 10*time.Second)
+	got := make(chan *recipes.Lease, 1)
+	go func() {
+		l, err := b.Acquire(context.Background())
+		if err != nil {
+			t.Errorf("b: %v", err)
+		}
+		got <- l
+	}()
+	eventually(t, 10*time.Second, "b to watch", func() bool { return fb.Watches() == 1 })
+	before := fb.RequestsStarted()
+	mustRelease(t, la)
+	lb := <-got
+	if n := fb.RequestsStarted() - before; n != 0 {
+		t.Fatalf("handoff sent %d requests from the waiter, want 0", n)
+	}
+	mustRelease(t, lb)
+}
+
+// 64 acquires under random short deadlines while the lock is held: each
+// returns the context's error and none leaves a node behind.
+func TestMutexCancellationLeavesNoNode(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	fw := connect(t, zk.Servers())
+	holder := mustAcquire(t, mustMutex(t, fw, p), 10*time.Second)
+	others := []*framework.Framework{connect(t, zk.Servers()), connect(t, zk.Servers())}
+	var wg sync.WaitGroup
+	for i := 0; i < 64; i++ {
+		m := mustMutex(t, others[i%2], p)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := time.Duration(1+rand.IntN(200)) * time.Millisecond
+			ctx, cancel := context.WithTimeout(context.Background(), d)
+			defer cancel()
+			l, err := m.Acquire(ctx)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Acquire with %v deadline: lease %v, err %v; want deadline exceeded", d, l != nil, err)
+			}
+		}()
+	}
+	wg.Wait()
+	eventually(t, 20*time.Second, "abandoned nodes to go", func() bool { return len(children(t, fw, p)) == 1 })
+	mustRelease(t, holder)
+	eventually(t, 10*time.Second, "all nodes to go", func() bool { return len(children(t, fw, p)) == 0 })
+}
+
+// Fencing tokens keep growing even when the lock's container directory is
+// reaped and recreated between holders (sequence numbers restart there).
+func TestMutexTokenSurvivesContainerReap(t *testing.T) {
+	zk := server(t)
+	fw := connect(t, zk.Servers())
+	p := lockPath(t)
+	m := mustMutex(t, fw, p)
+	var last int64
+	for i := 0; i < 3; i++ {
+		l := mustAcquire(t, m, 10*time.Second)
+		if l.Token() <= last {
+			t.Fatalf("holder %d token %d not above %d", i, l.Token(), last)
+		}
+		last = l.Token()
+		mustRelease(t, l)
+		eventually(t, 20*time.Second, "the lock directory to be reaped", func() bool {
+			st, err := fw.Exists(ctxFor(t, 5*time.Second), p)
+			return err == nil && st == nil
+		})
+	}
+}

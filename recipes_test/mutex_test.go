@@ -1,0 +1,276 @@
+package recipes_test
+
+import (
+	"context"
+	"errors"
+	"path"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
+)
+
+// mustMutex builds a mutex or fails the test.
+func mustMutex(t testing.TB, fw *framework.Framework, p string, opts ...recipes.MutexOption) *recipes.InterProcessMutex {
+	t.Helper()
+	m, err := recipes.NewMutex(fw, p, opts...)
+	if err != nil {
+		t.Fatalf("NewMutex(%s): %v", p, err)
+	}
+	return m
+}
+
+func mustAcquire(t testing.TB, m *recipes.InterProcessMutex, d time.Duration) *recipes.Lease {
+	t.Helper()
+	l, err := m.Acquire(ctxFor(t, d))
+	if err != nil {
+		t.Fatalf("Acquire(%s): %v", m.Path(), err)
+	}
+	return l
+}
+
+func mustRelease(t testing.TB, l *recipes.Lease) {
+	t.Helper()
+	if err := l.Release(ctxFor(t, 10*time.Second)); err != nil {
+		t.Fatalf("Release(%s): %v", l.Path(), err)
+	}
+}
+
+var mutexNode = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`)
+
+// Curator's test2Clients: a second client cannot take the lock until the
+// first releases it.
+func TestMutexTwoClients(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	a := mustMutex(t, connect(t, zk.Servers()), p)
+	b := mustMutex(t, connect(t, zk.Servers()), p)
+
+	la := mustAcquire(t, a, 10*time.Second)
+	if !mutexNode.MatchString(path.Base(la.Path())) {
+		t.Fatalf("node %q does not have Curator's layout", la.Path())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := b.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second client: got %v, want deadline exceeded", err)
+	}
+	if _, err := b.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
+		t.Fatalf("TryAcquire on a held lock: got %v, want ErrLocked", err)
+	}
+	mustRelease(t, la)
+	lb := mustAcquire(t, b, 10*time.Second)
+	if lb.Token() <= la.Token() {
+		t.Fatalf("fencing token did not grow: %d then %d", la.Token(), lb.Token())
+	}
+	mustRelease(t, lb)
+	if kids := children(t, connect(t, zk.Servers()), p); len(kids) != 0 {
+		t.Fatalf("nodes left behind: %v", kids)
+	}
+}
+
+// Reentrancy goes through the lease (or a context carrying it), costs no
+// ZooKeeper traffic, and only the last release deletes the node.
+func TestMutexReentrancy(t *testing.T) {
+	zk := server(t)
+	fw := connect(t, zk.Servers())
+	p := lockPath(t)
+	m := mustMutex(t, fw, p)
+	l := mustAcquire(t, m, 10*time.Second)
+
+	before := fw.RequestsStarted()
+	if err := l.Reenter(); err != nil {
+		t.Fatalf("Reenter: %v", err)
+	}
+	l2, err := m.Acquire(recipes.WithLease(ctxFor(t, 5*time.Second), l))
+	if err != nil || l2 != l {
+		t.Fatalf("Acquire with lease context: %v (same lease: %v)", err, l2 == l)
+	}
+	if n := fw.RequestsStarted() - before; n != 0 {
+		t.Fatalf("re-entry sent %d requests, want 0", n)
+	}
+	// Another mutex object on the same path is another contender.
+	other := mustMutex(t, fw, p)
+	if _, err := other.TryAcquire(recipes.WithLease(ctxFor(t, 5*time.Second), l)); !errors.Is(err, recipes.ErrLocked) {
+		t.Fatalf("another mutex object with our lease: got %v, want ErrLocked", err)
+	}
+	for i := 0; i < 2; i++ {
+		mustRelease(t, l)
+		if kids := children(t, fw, p); len(kids) != 1 {
+			t.Fatalf("after %d of 3 releases: nodes %v, want ours only", i+1, kids)
+		}
+		if l.Err() != nil {
+			t.Fatalf("lease ended early: %v", l.Err())
+		}
+	}
+	// The last release may come from another goroutine that was handed the lease.
+	done := make(chan error, 1)
+	go func() { done <- l.Release(context.Background()) }()
+	if err := <-done; err != nil {
+		t.Fatalf("last release from another goroutine: %v", err)
+	}
+	if !errors.Is(l.Err(), recipes.ErrReleased) {
+		t.Fatalf("Err after release = %v, want ErrReleased", l.Err())
+	}
+	select {
+	case <-l.Done():
+	default:
+		t.Fatal("Done not closed after the last release")
+	}
+	if kids := children(t, fw, p); len(kids) != 0 {
+		t.Fatalf("nodes left after the last release: %v", kids)
+	}
+	if err := l.Release(ctxFor(t, time.Second)); !errors.Is(err, recipes.ErrNotHeld) {
+		t.Fatalf("release twice: got %v, want ErrNotHeld", err)
+	}
+	if err := l.Reenter(); !errors.Is(err, recipes.ErrNotHeld) {
+		t.Fatalf("re-enter a released lease: got %v, want ErrNotHeld", err)
+	}
+}
+
+func TestMutexBadInput(t *testing.T) {
+	zk := server(t)
+	fw := connect(t, zk.Servers())
+	for _, p := range []string{"", "relative", "/", "/zookeeper/x", "/a//b", "/a/"} {
+		if _, err := recipes.NewMutex(fw, p); !errors.Is(err, framework.ErrInvalidPath) {
+			t.Errorf("NewMutex(%q): got %v, want ErrInvalidPath", p, err)
+		}
+	}
+	if _, err := recipes.NewMutex(nil, "/x"); !errors.Is(err, recipes.ErrInvalidArgument) {
+		t.Errorf("NewMutex(nil framework): got %v", err)
+	}
+	p := lockPath(t)
+	m := mustMutex(t, fw, p)
+	before := fw.RequestsStarted()
+	//lint:ignore SA1012 a nil context is the bad input under test
+	if _, err := m.Acquire(nil); !errors.Is(err, framework.ErrNilContext) { //nolint:staticcheck
+		t.Errorf("Acquire(nil): got %v, want ErrNilContext", err)
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.Acquire(done); !errors.Is(err, context.Canceled) {
+		t.Errorf("Acquire(done ctx): got %v, want context.Canceled", err)
+	}
+	if n := fw.RequestsStarted() - before; n != 0 {
+		t.Errorf("bad input sent %d requests, want 0", n)
+	}
+}
+
+// A node's data is what the option says, and participants come holder first.
+func TestMutexParticipantsAndData(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	fa, fb := connect(t, zk.Servers()), connect(t, zk.Servers())
+	a := mustMutex(t, fa, p, recipes.WithNodeData([]byte("alpha")))
+	b := mustMutex(t, fb, p, recipes.WithNodeData([]byte("beta")))
+	la := mustAcquire(t, a, 10*time.Second)
+	waiting := make(chan *recipes.Lease, 1)
+	go func() {
+		l, err := b.Acquire(context.Background())
+		if err != nil {
+			t.Errorf("b.Acquire: %v", err)
+		}
+		waiting <- l
+	}()
+	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	parts, err := a.Participants(ctxFor(t, 5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 2 || parts[0].Path != la.Path() || string(parts[0].Data) != "alpha" || string(parts[1].Data) != "beta" {
+		t.Fatalf("participants = %+v, want alpha (holder %s) then beta", parts, la.Path())
+	}
+	mustRelease(t, la)
+	mustRelease(t, <-waiting)
+}
+
+// A check op on the holder's node makes a transaction commit only while the
+// lock is held.
+func TestMutexGuard(t *testing.T) {
+	zk := server(t)
+	fw := connect(t, zk.Servers())
+	p := lockPath(t)
+	data := p + "-data"
+	if _, err := fw.Create(ctxFor(t, 5*time.Second), data, []byte("0"), framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	l := mustAcquire(t, mustMutex(t, fw, p), 10*time.Second)
+	guard := l.Guard()
+	if _, err := fw.Multi(ctxFor(t, 5*time.Second), guard, framework.SetOp(data, []byte("1"), -1)); err != nil {
+		t.Fatalf("guarded write while holding: %v", err)
+	}
+	mustRelease(t, l)
+	if _, err := fw.Multi(ctxFor(t, 5*time.Second), guard, framework.SetOp(data, []byte("2"), -1)); err == nil {
+		t.Fatal("guarded write after release succeeded")
+	}
+	got, _, err := fw.Get(ctxFor(t, 5*time.Second), data)
+	if err != nil || string(got) != "1" {
+		t.Fatalf("data = %q, %v; want 1", got, err)
+	}
+	if err := fw.Delete(ctxFor(t, 5*time.Second), data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Curator's testRevocation: writing __REVOKE__ into the holder's node calls
+// its listener, which releases.
+func TestMutexRevocation(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	fa, fb := connect(t, zk.Servers()), connect(t, zk.Servers())
+	revoked := make(chan *recipes.Lease, 1)
+	a := mustMutex(t, fa, p, recipes.WithRevocation(func(l *recipes.Lease) { revoked <- l }))
+	la := mustAcquire(t, a, 10*time.Second)
+	if data, _, err := fa.Get(ctxFor(t, 5*time.Second), la.Path()); err != nil || len(data) != 0 {
+		t.Fatalf("revocable node data = %q, %v; want empty", data, err)
+	}
+	parts, err := mustMutex(t, fb, p).Participants(ctxFor(t, 5*time.Second))
+	if err != nil || len(parts) != 1 {
+		t.Fatalf("participants: %v, %v", parts, err)
+	}
+	if err := recipes.Revoke(ctxFor(t, 5*time.Second), fb, parts[0].Path); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case l := <-revoked:
+		if l != la {
+			t.Fatal("listener got another lease")
+		}
+		mustRelease(t, l)
+	case <-time.After(10 * time.Second):
+		t.Fatal("revocation listener not called")
+	}
+	lb := mustAcquire(t, mustMutex(t, fb, p), 10*time.Second)
+	mustRelease(t, lb)
+	if err := recipes.Revoke(ctxFor(t, 5*time.Second), fb, parts[0].Path); err != nil {
+		t.Fatalf("revoking a gone node: %v", err)
+	}
+}
+
+// Curator's testContainerCleanup: once the last contender is gone the server
+// reaps the whole lock path.
+func TestMutexContainerCleanup(t *testing.T) {
+	zk := server(t)
+	fw := connect(t, zk.Servers())
+	parent := lockPath(t)
+	p := parent + "/a/b"
+	mustRelease(t, mustAcquire(t, mustMutex(t, fw, p), 10*time.Second))
+	eventually(t, 20*time.Second, "the lock path to be reaped", func() bool {
+		st, err := fw.Exists(ctxFor(t, 5*time.Second), parent)
+		return err == nil && st == nil
+	})
+}
+
+func TestMutexNamespace(t *testing.T) {
+	zk := server(t)
+	ns := path.Base(lockPath(t))
+	fw := connect(t, zk.Servers(), framework.WithNamespace(ns))
+	raw := connect(t, zk.Servers())
+	l := mustAcquire(t, mustMutex(t, fw, "/lock"), 10*time.Second)
+	if kids := children(t, raw, "/"+ns+"/lock"); len(kids) != 1 || "/lock/"+kids[0] != l.Path() {
+		t.Fatalf("namespaced node: %v, lease path %s", kids, l.Path())
+	}
+	mustRelease(t, l)
+}
