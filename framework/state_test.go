@@ -131,3 +131,25 @@ func nextNot(t *testing.T, s *states, skip framework.ConnectionState) framework.
 		}
 	}
 }
+
+// A listener sees Suspended then Reconnected, with the same session, when the
+// server itself stops and comes back within the session timeout.
+func TestSuspendedReconnectedOnServerRestart(t *testing.T) {
+	zk := zktest.Start(t)
+	f, s := newFWListening(t, zk.Servers(), framework.WithSessionTimeout(10*time.Second))
+	id := f.SessionID()
+	if err := zk.Member(0).Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s.expect(t, framework.Suspended)
+	if err := zk.Member(0).Restart(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	s.expect(t, framework.Reconnected)
+	if f.SessionID() != id {
+		t.Fatalf("session changed across a short restart: 0x%x -> 0x%x", id, f.SessionID())
+	}
+	if _, err := f.Exists(testCtx(t), "/"); err != nil {
+		t.Fatalf("operation after the restart: %v", err)
+	}
+}
