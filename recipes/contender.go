@@ -139,7 +139,7 @@ func (c *contender) wait(ctx context.Context, p string) (grant, error) {
 			if c.tryOnly {
 				return grant{}, fmt.Errorf("%w: %s", ErrLocked, c.dir)
 			}
-			if held, err = c.waitFor(ctx, dec, sorted, extra); err != nil {
+			if held, err = c.waitFor(ctx, drv, node, dec, sorted, extra); err != nil {
 				return grant{}, err
 			}
 		}
@@ -188,20 +188,16 @@ func (c *contender) list(ctx context.Context) ([]string, error) {
 }
 
 // waitFor sets the one watch the decision asks for and waits for it. It
-// reports true when the wake itself proves that we hold the lock: the node we
-// watched was first in the listing and is now gone, and no node created later
-// can sort before ours.
-func (c *contender) waitFor(ctx context.Context, dec driver.Decision, sorted []string, extra *framework.Watch) (bool, error) {
+// reports true when the watch itself proves that we hold the lock: the node
+// we watched was first in the listing and is now gone (no node created later
+// can sort before ours), or the listing that came with a directory watch
+// grants it.
+func (c *contender) waitFor(ctx context.Context, drv driver.Driver, node string, dec driver.Decision, sorted []string, extra *framework.Watch) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
 	if dec.WatchDir {
-		_, _, w, err := c.fw.ChildrenW(ctx, c.dir)
-		if err != nil {
-			return false, err
-		}
-		_, err = waitEither(ctx, w, extra)
-		return false, ignoreInterrupt(err)
+		return c.waitDir(ctx, drv, node, extra)
 	}
 	first := c.shortcut && len(sorted) > 0 && dec.WatchNode == sorted[0]
 	_, _, w, err := c.fw.GetW(ctx, path.Join(c.dir, dec.WatchNode))
@@ -216,6 +212,25 @@ func (c *contender) waitFor(ctx context.Context, dec driver.Decision, sorted []s
 		return false, ignoreInterrupt(err)
 	}
 	return first && ev.Type == framework.EventNodeDeleted, nil
+}
+
+// waitDir watches the directory's children. The listing that comes with the
+// watch is decided on first: a change between our last listing and the watch
+// would otherwise never wake us.
+func (c *contender) waitDir(ctx context.Context, drv driver.Driver, node string, extra *framework.Watch) (bool, error) {
+	kids, _, w, err := c.fw.ChildrenW(ctx, c.dir)
+	if err != nil {
+		return false, err
+	}
+	now, _, _, err := driver.Evaluate(drv, kids, node)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s/%s", err, c.dir, node)
+	}
+	if now.Holds {
+		return true, nil
+	}
+	_, err = waitEither(ctx, w, extra)
+	return false, ignoreInterrupt(err)
 }
 
 // ignoreInterrupt turns a session interruption into a plain wake: the loop

@@ -1,0 +1,152 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// Locker is a lock that InterProcessMultiLock can take: InterProcessMutex,
+// ReadLock, WriteLock and InterProcessSemaphoreMutex satisfy it.
+type Locker interface {
+	// Path returns the lock directory; a multi-lock orders its locks by it.
+	Path() string
+	// Acquire blocks until the lock is held or ctx ends.
+	Acquire(ctx context.Context) (*Lease, error)
+}
+
+// InterProcessMultiLock takes a set of locks as one: all of them or none.
+//
+// Unlike Curator's InterProcessMultiLock, which takes the locks in list order
+// and gives each the full timeout, it takes them in a canonical order (sorted
+// by path, byte-wise), so two processes naming the same locks in different
+// orders cannot deadlock, and ctx's deadline covers the whole set. Paths are
+// compared as given (namespace-relative): give every lock of a set the same
+// framework namespace.
+//
+// The multi-lock holds configuration only and is safe for concurrent use;
+// each Acquire is a new contender for every lock.
+type InterProcessMultiLock struct {
+	locks []Locker // sorted by path
+}
+
+// NewMultiLock returns a multi-lock over locks. An empty set, a nil lock, two
+// locks with the same path, or a path nested inside another is
+// ErrInvalidArgument.
+func NewMultiLock(locks ...Locker) (*InterProcessMultiLock, error) {
+	if len(locks) == 0 {
+		return nil, fmt.Errorf("%w: empty multi-lock", ErrInvalidArgument)
+	}
+	if slices.Contains(locks, nil) {
+		return nil, fmt.Errorf("%w: nil lock in a multi-lock", ErrInvalidArgument)
+	}
+	sorted := slices.Clone(locks)
+	slices.SortStableFunc(sorted, func(a, b Locker) int { return strings.Compare(a.Path(), b.Path()) })
+	for i := range sorted {
+		for _, other := range sorted[i+1:] {
+			if err := checkDisjoint(sorted[i].Path(), other.Path()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &InterProcessMultiLock{locks: sorted}, nil
+}
+
+// NewMultiMutex returns a multi-lock of one new InterProcessMutex per path,
+// as Curator's InterProcessMultiLock(client, paths).
+func NewMultiMutex(fw *framework.Framework, paths ...string) (*InterProcessMultiLock, error) {
+	locks := make([]Locker, 0, len(paths))
+	for _, p := range paths {
+		m, err := NewMutex(fw, p)
+		if err != nil {
+			return nil, err
+		}
+		locks = append(locks, m)
+	}
+	return NewMultiLock(locks...)
+}
+
+// checkDisjoint refuses equal paths and a path nested in the other. It runs
+// on every pair: in byte order "/a" < "/a-x" < "/a/b", so a nested pair need
+// not be neighbours.
+func checkDisjoint(a, b string) error {
+	switch {
+	case a == b:
+		return fmt.Errorf("%w: path %s appears twice in a multi-lock", ErrInvalidArgument, a)
+	case strings.HasPrefix(b, a+"/"), strings.HasPrefix(a, b+"/"):
+		return fmt.Errorf("%w: %s and %s are nested in a multi-lock", ErrInvalidArgument, a, b)
+	}
+	return nil
+}
+
+// Paths returns the lock paths in the order they are taken.
+func (m *InterProcessMultiLock) Paths() []string {
+	out := make([]string, len(m.locks))
+	for i, l := range m.locks {
+		out[i] = l.Path()
+	}
+	return out
+}
+
+// Acquire takes every lock in path order under ctx's one deadline. If one
+// cannot be taken (ctx ended, an error), the ones already taken are released
+// in reverse order before the error is returned (joined with any release
+// errors), so none is held afterwards.
+func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
+	ml := &MultiLease{leases: make([]*Lease, 0, len(m.locks))}
+	for _, lk := range m.locks {
+		l, err := lk.Acquire(ctx)
+		if err != nil {
+			err = fmt.Errorf("recipes: multi-lock %s: %w", lk.Path(), err)
+			return nil, errors.Join(err, ml.Release(context.WithoutCancel(ctx)))
+		}
+		ml.leases = append(ml.leases, l)
+	}
+	return ml, nil
+}
+
+// MultiLease is a held multi-lock: one lease per lock, in the order taken.
+// Safe for concurrent use.
+type MultiLease struct {
+	mu       sync.Mutex
+	leases   []*Lease
+	released bool
+}
+
+// Leases returns the leases in the order they were taken (path order).
+func (ml *MultiLease) Leases() []*Lease { return slices.Clone(ml.leases) }
+
+// Err returns nil while every lease is held, else the first lease's Err
+// that is not nil.
+func (ml *MultiLease) Err() error {
+	for _, l := range ml.leases {
+		if err := l.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Release releases every lease in reverse order, going on past errors, and
+// returns all errors joined. A second Release returns ErrNotHeld.
+func (ml *MultiLease) Release(ctx context.Context) error {
+	if ctx == nil {
+		return framework.ErrNilContext
+	}
+	ml.mu.Lock()
+	done := ml.released
+	ml.released = true
+	ml.mu.Unlock()
+	if done {
+		return fmt.Errorf("%w: multi-lock already released", ErrNotHeld)
+	}
+	return releaseAll(ctx, ml.leases)
+}
