@@ -1,0 +1,180 @@
+package recipes_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/recipes"
+)
+
+// rwCheck counts readers and writers inside the lock and records violations:
+// two writers, or a writer with readers.
+type rwCheck struct {
+	mu               sync.Mutex
+	readers, writers int
+	maxReaders       int
+	violations       int
+}
+
+func (c *rwCheck) enter(write bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if write {
+		c.writers++
+	} else {
+		c.readers++
+		c.maxReaders = max(c.maxReaders, c.readers)
+	}
+	if c.writers > 1 || (c.writers == 1 && c.readers > 0) {
+		c.violations++
+	}
+}
+
+func (c *rwCheck) leave(write bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if write {
+		c.writers--
+	} else {
+		c.readers--
+	}
+}
+
+// Java readers and writers (Curator 5.4) and ours share one read-write lock
+// path: never two writers, never a writer with a reader.
+func TestInteropReadWriteWithCurator(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	const rounds = 20
+	var check rwCheck
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		java := startCurator(t, zk.Servers())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				write := rand.IntN(4) == 0
+				acquire, release := java.ReadAcquire, java.ReadRelease
+				if write {
+					acquire, release = java.WriteAcquire, java.WriteRelease
+				}
+				if _, err := acquire(ctxFor(t, 60*time.Second), p, 50*time.Second); err != nil {
+					t.Errorf("Curator acquire (write=%v): %v", write, err)
+					return
+				}
+				check.enter(write)
+				check.leave(write)
+				if err := release(ctxFor(t, 20*time.Second), p); err != nil {
+					t.Errorf("Curator release: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		rw, err := recipes.NewReadWriteLock(connect(t, zk.Servers()), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				write := rand.IntN(4) == 0
+				var l *recipes.Lease
+				var err error
+				if write {
+					l, err = rw.WriteLock().Acquire(ctxFor(t, 60*time.Second))
+				} else {
+					l, err = rw.ReadLock().Acquire(ctxFor(t, 60*time.Second))
+				}
+				if err != nil {
+					t.Errorf("Go acquire (write=%v): %v", write, err)
+					return
+				}
+				check.enter(write)
+				time.Sleep(time.Millisecond) // a short critical section, so readers can overlap
+				check.leave(write)
+				if err := l.Release(context.Background()); err != nil {
+					t.Errorf("Go release: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if check.violations != 0 {
+		t.Fatalf("%d read-write exclusion violations across Go and Java", check.violations)
+	}
+	t.Logf("most concurrent readers: %d", check.maxReaders)
+}
+
+// Java semaphore clients (Curator 5.4) and ours share one semaphore path
+// with a maximum of 2: never more than 2 leases held.
+func TestInteropSemaphoreWithCurator(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	const maxLeases, rounds = 2, 15
+	var holders, most atomic.Int32
+	enter := func() {
+		n := holders.Add(1)
+		for old := most.Load(); n > old && !most.CompareAndSwap(old, n); old = most.Load() {
+		}
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		java := startCurator(t, zk.Servers())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				if _, err := java.SemaphoreAcquire(ctxFor(t, 60*time.Second), p, maxLeases, 1, 50*time.Second); err != nil {
+					t.Errorf("Curator lease: %v", err)
+					return
+				}
+				enter()
+				holders.Add(-1)
+				if err := java.SemaphoreRelease(ctxFor(t, 20*time.Second), p); err != nil {
+					t.Errorf("Curator release: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 3; i++ {
+		sem, err := recipes.NewSemaphore(connect(t, zk.Servers()), p, maxLeases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				leases, err := sem.Acquire(ctxFor(t, 60*time.Second), 1)
+				if err != nil {
+					t.Errorf("Go lease: %v", err)
+					return
+				}
+				enter()
+				time.Sleep(time.Millisecond) // hold briefly so leases overlap
+				holders.Add(-1)
+				if err := leases[0].Release(context.Background()); err != nil {
+					t.Errorf("Go release: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := most.Load(); n > maxLeases {
+		t.Fatalf("%d leases held at once across Go and Java, maximum %d", n, maxLeases)
+	}
+	if kids := children(t, connect(t, zk.Servers()), p+"/leases"); len(kids) != 0 {
+		t.Fatalf("leases left behind: %v", kids)
+	}
+}
