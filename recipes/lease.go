@@ -22,7 +22,7 @@ type Lease struct {
 	owner any // the lock object this lease belongs to
 	fw    *framework.Framework
 	path  string
-	token int64
+	token *token
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -66,7 +66,11 @@ func (l *Lease) Path() string { return l.path }
 // transaction id that grows with every new holder across the ensemble, even
 // when the lock directory is reaped and recreated. Pass it to the resource
 // you protect and have it refuse tokens lower than the highest it has seen.
-func (l *Lease) Token() int64 { return l.token }
+//
+// The token is usually known at acquire time for free; otherwise Token waits
+// for the one stat read started then (bounded by the framework's retries). It
+// returns 0, which no resource should accept, if that read failed.
+func (l *Lease) Token() int64 { return l.token.value() }
 
 // Done returns a channel that closes when the lease ends: released, or its
 // session suspended or lost per the framework's error policy.

@@ -274,3 +274,49 @@ func TestMutexNamespace(t *testing.T) {
 	}
 	mustRelease(t, l)
 }
+
+// The fencing token is our node's czxid, whether it came for free from the
+// listing behind the create or from a stat read (contended creates).
+func TestMutexTokenIsCzxid(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	fws := []*framework.Framework{connect(t, zk.Servers()), connect(t, zk.Servers()), connect(t, zk.Servers())}
+	check := func(l *recipes.Lease, fw *framework.Framework) {
+		t.Helper()
+		st, err := fw.Exists(ctxFor(t, 5*time.Second), l.Path())
+		if err != nil || st == nil {
+			t.Fatalf("stat of %s: %v", l.Path(), err)
+		}
+		if l.Token() != st.Czxid {
+			t.Fatalf("token %d, czxid %d", l.Token(), st.Czxid)
+		}
+	}
+	m := mustMutex(t, fws[0], p)
+	for i := 0; i < 5; i++ { // uncontended: the free path
+		l := mustAcquire(t, m, 10*time.Second)
+		check(l, fws[0])
+		mustRelease(t, l)
+	}
+	done := make(chan struct{})
+	for _, fw := range fws { // contended: creates race, some take the stat path
+		m := mustMutex(t, fw, p)
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 10; i++ {
+				l, err := m.Acquire(ctxFor(t, 30*time.Second))
+				if err != nil {
+					t.Errorf("Acquire: %v", err)
+					return
+				}
+				st, err := fw.Exists(ctxFor(t, 5*time.Second), l.Path())
+				if err != nil || st == nil || st.Czxid != l.Token() {
+					t.Errorf("token %d, stat %+v, err %v", l.Token(), st, err)
+				}
+				l.Release(context.Background())
+			}
+		}()
+	}
+	for range fws {
+		<-done
+	}
+}
