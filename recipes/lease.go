@@ -67,9 +67,11 @@ func (l *Lease) Path() string { return l.path }
 // when the lock directory is reaped and recreated. Pass it to the resource
 // you protect and have it refuse tokens lower than the highest it has seen.
 //
-// The token is usually known at acquire time for free; otherwise Token waits
-// for the one stat read started then (bounded by the framework's retries). It
-// returns 0, which no resource should accept, if that read failed.
+// The token is usually known at acquire time for free (see the package
+// doc); when the lock was busy, the first call reads our node's stat once,
+// bounded by the framework's retry policy and 10 s. It returns 0, which no
+// resource should accept, if the node could not be read: it is gone, so the
+// lock is not held.
 func (l *Lease) Token() int64 { return l.token.value() }
 
 // Done returns a channel that closes when the lease ends: released, or its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path"
 	"strconv"
+	"sync"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 )
@@ -15,36 +16,38 @@ import (
 // one. If the listing sent right behind our create shows the parent at
 // cversion seq+1, no other child was created or deleted in between, so the
 // parent's pzxid (the zxid of its last child change) is our create's zxid:
-// our czxid. Otherwise, or for a non-sequential node, the stat of our node is
-// read in the background, in parallel with the wait.
+// our czxid. Otherwise (a busy lock, or a non-sequential node) the first call
+// of value reads our node's stat once: holders that never ask for the token
+// never pay that request.
 type token struct {
-	done  chan struct{}
+	fw    *framework.Framework
+	path  string
+	once  sync.Once
 	czxid int64
 }
 
 // tokenFor derives the token from parent, the stat of the listing taken
-// right after creating p, or starts reading p's stat.
+// right after creating p, or prepares to read p's stat on demand.
 func tokenFor(fw *framework.Framework, p string, parent *framework.Stat) *token {
-	t := &token{done: make(chan struct{})}
+	t := &token{fw: fw, path: p}
 	if seq, ok := sequenceOf(path.Base(p)); ok && parent != nil && int64(parent.Cversion) == seq+1 {
 		t.czxid = parent.Pzxid
-		close(t.done)
-		return t
+		t.once.Do(func() {})
 	}
-	go func() {
-		defer close(t.done)
-		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
-		defer cancel()
-		if st, err := fw.Exists(ctx, p); err == nil && st != nil {
-			t.czxid = st.Czxid
-		}
-	}()
 	return t
 }
 
-// value waits for the token; 0 if our node's stat could not be read.
+// value returns the token, reading our node's stat the first time if the
+// listing did not give it away; 0 if the node could not be read (it is gone,
+// or the framework is closed), which no resource should accept.
 func (t *token) value() int64 {
-	<-t.done
+	t.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		if st, err := t.fw.Exists(ctx, t.path); err == nil && st != nil {
+			t.czxid = st.Czxid
+		}
+	})
 	return t.czxid
 }
 
