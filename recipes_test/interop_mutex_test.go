@@ -6,7 +6,6 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,12 +87,7 @@ func TestInteropMutexExclusion(t *testing.T) {
 	zk := server(t)
 	p := lockPath(t)
 	const rounds = 25
-	var holders, maxHolders atomic.Int32
-	enter := func() {
-		n := holders.Add(1)
-		for old := maxHolders.Load(); n > old && !maxHolders.CompareAndSwap(old, n); old = maxHolders.Load() {
-		}
-	}
+	var holders gauge
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		java := startCurator(t, zk.Servers())
@@ -105,8 +99,8 @@ func TestInteropMutexExclusion(t *testing.T) {
 					t.Errorf("Curator acquire: %v", err)
 					return
 				}
-				enter()
-				holders.Add(-1)
+				holders.enter()
+				holders.leave()
 				if err := java.Release(ctxFor(t, 20*time.Second), p); err != nil {
 					t.Errorf("Curator release: %v", err)
 					return
@@ -125,8 +119,8 @@ func TestInteropMutexExclusion(t *testing.T) {
 					t.Errorf("Go acquire: %v", err)
 					return
 				}
-				enter()
-				holders.Add(-1)
+				holders.enter()
+				holders.leave()
 				if err := l.Release(context.Background()); err != nil {
 					t.Errorf("Go release: %v", err)
 					return
@@ -135,7 +129,7 @@ func TestInteropMutexExclusion(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := maxHolders.Load(); n != 1 {
+	if n := holders.max(); n != 1 {
 		t.Fatalf("max holders across Go and Java = %d, want 1", n)
 	}
 }

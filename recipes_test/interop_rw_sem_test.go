@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,12 +119,7 @@ func TestInteropSemaphoreWithCurator(t *testing.T) {
 	zk := server(t)
 	p := lockPath(t)
 	const maxLeases, rounds = 2, 15
-	var holders, most atomic.Int32
-	enter := func() {
-		n := holders.Add(1)
-		for old := most.Load(); n > old && !most.CompareAndSwap(old, n); old = most.Load() {
-		}
-	}
+	var holders gauge
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		java := startCurator(t, zk.Servers())
@@ -137,8 +131,8 @@ func TestInteropSemaphoreWithCurator(t *testing.T) {
 					t.Errorf("Curator lease: %v", err)
 					return
 				}
-				enter()
-				holders.Add(-1)
+				holders.enter()
+				holders.leave()
 				if err := java.SemaphoreRelease(ctxFor(t, 20*time.Second), p); err != nil {
 					t.Errorf("Curator release: %v", err)
 					return
@@ -160,9 +154,9 @@ func TestInteropSemaphoreWithCurator(t *testing.T) {
 					t.Errorf("Go lease: %v", err)
 					return
 				}
-				enter()
+				holders.enter()
 				time.Sleep(time.Millisecond) // hold briefly so leases overlap
-				holders.Add(-1)
+				holders.leave()
 				if err := leases[0].Release(context.Background()); err != nil {
 					t.Errorf("Go release: %v", err)
 					return
@@ -171,7 +165,7 @@ func TestInteropSemaphoreWithCurator(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := most.Load(); n > maxLeases {
+	if n := holders.max(); n > maxLeases {
 		t.Fatalf("%d leases held at once across Go and Java, maximum %d", n, maxLeases)
 	}
 	if kids := children(t, connect(t, zk.Servers()), p+"/leases"); len(kids) != 0 {

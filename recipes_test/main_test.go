@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,3 +130,24 @@ func eventually(t testing.TB, limit time.Duration, what string, cond func() bool
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// gauge counts holders inside a critical section and remembers the most seen
+// at once: the mutual-exclusion check of the load tests.
+type gauge struct{ cur, most atomic.Int32 }
+
+// add moves the count by n (negative to leave) and returns the new count.
+func (g *gauge) add(n int32) int32 {
+	now := g.cur.Add(n)
+	for old := g.most.Load(); now > old && !g.most.CompareAndSwap(old, now); old = g.most.Load() {
+	}
+	return now
+}
+
+func (g *gauge) enter() { g.add(1) }
+func (g *gauge) leave() { g.add(-1) }
+
+// load is the current count.
+func (g *gauge) load() int32 { return g.cur.Load() }
+
+// max is the most holders seen at once.
+func (g *gauge) max() int32 { return g.most.Load() }

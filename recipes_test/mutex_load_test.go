@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,7 +19,7 @@ func TestMutexExclusionAndFairness(t *testing.T) {
 	zk := server(t)
 	p := lockPath(t)
 	const sessions, rounds = 16, 15
-	var holders, maxHolders atomic.Int32
+	var holders gauge
 	var mu sync.Mutex
 	var tokens []int64
 	var wg sync.WaitGroup
@@ -35,13 +34,11 @@ func TestMutexExclusionAndFairness(t *testing.T) {
 					t.Errorf("Acquire: %v", err)
 					return
 				}
-				n := holders.Add(1)
-				for old := maxHolders.Load(); n > old && !maxHolders.CompareAndSwap(old, n); old = maxHolders.Load() {
-				}
+				holders.enter()
 				mu.Lock()
 				tokens = append(tokens, l.Token())
 				mu.Unlock()
-				holders.Add(-1)
+				holders.leave()
 				if err := l.Release(context.Background()); err != nil {
 					t.Errorf("Release: %v", err)
 					return
@@ -50,7 +47,7 @@ func TestMutexExclusionAndFairness(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if got := maxHolders.Load(); got != 1 {
+	if got := holders.max(); got != 1 {
 		t.Fatalf("max concurrent holders = %d, want 1", got)
 	}
 	if len(tokens) != sessions*rounds {

@@ -267,7 +267,8 @@ func TestRWRandomMix(t *testing.T) {
 	for range 3 {
 		fws = append(fws, connect(t, zk.Servers()))
 	}
-	var readers, writers, maxReaders atomic.Int32
+	var writers atomic.Int32
+	var readers gauge
 	var wg sync.WaitGroup
 	for g := range 12 {
 		wg.Add(1)
@@ -286,13 +287,11 @@ func TestRWRandomMix(t *testing.T) {
 					return
 				}
 				if write {
-					if writers.Add(1) != 1 || readers.Load() != 0 {
-						t.Errorf("writer not alone: %d writers, %d readers", writers.Load(), readers.Load())
+					if writers.Add(1) != 1 || readers.load() != 0 {
+						t.Errorf("writer not alone: %d writers, %d readers", writers.Load(), readers.load())
 					}
 				} else {
-					n := readers.Add(1)
-					for m := maxReaders.Load(); n > m && !maxReaders.CompareAndSwap(m, n); m = maxReaders.Load() {
-					}
+					readers.enter()
 					if writers.Load() != 0 {
 						t.Errorf("reader with a writer")
 					}
@@ -301,7 +300,7 @@ func TestRWRandomMix(t *testing.T) {
 				if write {
 					writers.Add(-1)
 				} else {
-					readers.Add(-1)
+					readers.leave()
 				}
 				if err := l.Release(context.Background()); err != nil {
 					t.Errorf("release: %v", err)
@@ -310,8 +309,8 @@ func TestRWRandomMix(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if maxReaders.Load() < 2 {
-		t.Fatalf("readers never overlapped (max %d)", maxReaders.Load())
+	if readers.max() < 2 {
+		t.Fatalf("readers never overlapped (max %d)", readers.max())
 	}
 	if kids := children(t, fws[0], p); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)

@@ -8,7 +8,6 @@ import (
 	"path"
 	"regexp"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -150,7 +149,7 @@ func TestSemaphoreMaxNeverExceeded(t *testing.T) {
 	for range 10 {
 		sems = append(sems, mustSem(t, connect(t, zk.Servers()), p, max))
 	}
-	var inUse, peak atomic.Int32
+	var inUse gauge
 	var wg sync.WaitGroup
 	for g := range 100 {
 		wg.Add(1)
@@ -162,14 +161,12 @@ func TestSemaphoreMaxNeverExceeded(t *testing.T) {
 				t.Errorf("Acquire(%d): %v", n, err)
 				return
 			}
-			now := inUse.Add(int32(n))
+			now := inUse.add(int32(n))
 			if now > max {
 				t.Errorf("%d leases in use, max %d", now, max)
 			}
-			for p := peak.Load(); now > p && !peak.CompareAndSwap(p, now); p = peak.Load() {
-			}
 			time.Sleep(time.Duration(rand.IntN(5)) * time.Millisecond) // work while holding
-			inUse.Add(-int32(n))
+			inUse.add(-int32(n))
 			for _, l := range ls {
 				if err := l.Release(context.Background()); err != nil {
 					t.Errorf("release: %v", err)
@@ -178,8 +175,8 @@ func TestSemaphoreMaxNeverExceeded(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if peak.Load() < 2 {
-		t.Fatalf("leases never overlapped (peak %d)", peak.Load())
+	if inUse.max() < 2 {
+		t.Fatalf("leases never overlapped (peak %d)", inUse.max())
 	}
 	assertEmpty(t, connect(t, zk.Servers()), p)
 }
