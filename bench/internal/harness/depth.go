@@ -61,7 +61,8 @@ func runDepth(ctx context.Context, connect Connector, servers string, sc Scenari
 		return Result{}, qerr
 	}
 	before, after, secs, cpu := w.window(sc.Warmup, sc.Duration, counts)
-	if err := w.stop(ss); err != nil {
+	abandoned, err := w.abort(ss)
+	if err != nil {
 		return Result{}, err
 	}
 	var total int64
@@ -71,8 +72,9 @@ func runDepth(ctx context.Context, connect Connector, servers string, sc Scenari
 		total += per[i]
 	}
 	lo, hi := minMax(per)
-	return Result{Sessions: sc.Sessions, Waiters: sc.Waiters, Cycles: total, Seconds: secs,
+	return Result{Sessions: sc.Sessions, Waiters: sc.Waiters, Cycles: total, TotalCycles: sumCounts(counts) + 1, Seconds: secs,
 		CyclesPerSec: float64(total) / secs, MinPerClient: lo, MaxPerClient: hi,
 		Violations: g.violations.Load(), MemPerWaiter: mem / float64(max(sc.Waiters-1, 1)),
-		CPUUsPerOp: float64(cpu) / 1e3 / float64(max(total, 1))}, nil
+		CPUUsPerOp: float64(cpu) / 1e3 / float64(max(total, 1)),
+		Extra:      map[string]float64{"abandoned_acquirers": float64(abandoned)}}, nil
 }

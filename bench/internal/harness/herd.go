@@ -21,6 +21,7 @@ type herdState struct {
 	acqAt    []atomic.Int64 // ns since base when worker i's Acquire returned
 	relAt    []atomic.Int64 // ns since base just before worker i's Release
 	acquired chan int
+	total    atomic.Int64 // every acquisition, drain included
 	release  []chan struct{}
 	quit     chan struct{}
 	errc     chan error
@@ -36,6 +37,7 @@ func (h *herdState) herdWorker(ctx context.Context, i int, l Locker) {
 			return
 		}
 		h.acqAt[i].Store(int64(time.Since(h.base)))
+		h.total.Add(1)
 		h.acquired <- i
 		quitting := false
 		select {
@@ -88,7 +90,7 @@ func runHerd(ctx context.Context, connect Connector, servers string, sc Scenario
 		return Result{}, err
 	}
 	k := int64(len(handoffs))
-	return Result{Sessions: n, Cycles: k, HandoffP50Ms: percentileMs(handoffs, 0.5),
+	return Result{Sessions: n, Cycles: k, TotalCycles: h.total.Load(), HandoffP50Ms: percentileMs(handoffs, 0.5),
 		P99Ms: percentileMs(handoffs, 0.99), CPUUsPerOp: float64(cpu) / 1e3 / float64(max(k, 1))}, nil
 }
 
@@ -155,7 +157,7 @@ func waitOrClose(wg *sync.WaitGroup, ss []Session) error {
 
 // observe opens a raw session used only to look at the lock queue.
 func observe(ctx context.Context, servers string) (*zk.Conn, error) {
-	conn, ev, err := zk.Connect([]string{servers}, 30*time.Second, zk.WithLogInfo(false))
+	conn, ev, err := zk.Connect([]string{servers}, 30*time.Second, zk.WithLogInfo(false), zk.WithLogger(silentLogger{}))
 	if err != nil {
 		return nil, err
 	}
@@ -196,3 +198,8 @@ func heapInUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// silentLogger drops go-zookeeper's log lines (closed sessions log "recv loop terminated").
+type silentLogger struct{}
+
+func (silentLogger) Printf(string, ...any) {}

@@ -42,7 +42,7 @@ func runUncontended(ctx context.Context, connect Connector, servers string, sc S
 	}
 	secs := time.Since(start).Seconds()
 	n := int64(len(lat))
-	return Result{Sessions: 1, Cycles: n, Seconds: secs, CyclesPerSec: float64(n) / secs,
+	return Result{Sessions: 1, Cycles: n, TotalCycles: n + int64(sc.WarmCycles), Seconds: secs, CyclesPerSec: float64(n) / secs,
 		P50Ms: percentileMs(lat, 0.5), P99Ms: percentileMs(lat, 0.99),
 		CPUUsPerOp: cpuPerOp(cpu0, cpuTime(), n)}, nil
 }
@@ -177,7 +177,8 @@ func runLoops(ctx context.Context, connect Connector, servers string, sc Scenari
 		total += per[i]
 	}
 	lo, hi := minMax(per)
-	return Result{Sessions: sc.Sessions, Cycles: total, Seconds: secs, CyclesPerSec: float64(total) / secs,
+	return Result{Sessions: sc.Sessions, Cycles: total, TotalCycles: sumCounts(counts), Seconds: secs,
+		CyclesPerSec: float64(total) / secs,
 		MinPerClient: lo, MaxPerClient: hi, Violations: g.violations.Load(),
 		CPUUsPerOp: float64(cpu) / 1e3 / float64(max(total, 1))}, nil
 }
@@ -190,6 +191,7 @@ type workers struct {
 	errOnce sync.Once
 	err     error
 	failed  chan struct{}
+	live    atomic.Int64 // loop goroutines still running
 }
 
 func newWorkers(ctx context.Context) *workers {
@@ -198,8 +200,10 @@ func newWorkers(ctx context.Context) *workers {
 
 func (w *workers) start(body func(ctx context.Context) error) {
 	w.wg.Add(1)
+	w.live.Add(1)
 	go func() {
 		defer w.wg.Done()
+		defer w.live.Add(-1)
 		for !w.stopped.Load() && w.ctx.Err() == nil {
 			if err := body(w.ctx); err != nil {
 				if !w.stopped.Load() {
@@ -256,3 +260,38 @@ func (w *workers) stop(ss []Session) error {
 	}
 	return w.ctx.Err()
 }
+
+// sumCounts is the sum of every worker's count (call after the workers stopped).
+func sumCounts(counts []atomic.Int64) int64 {
+	var n int64
+	for i := range counts {
+		n += counts[i].Load()
+	}
+	return n
+}
+
+// abort stops the workers without letting the queue drain: it closes the sessions at once, which
+// fails every blocked Acquire (draining thousands of queued waiters one by one would take minutes).
+//
+// go-zookeeper v1.0.4's zk.Lock can miss the close: a GetW whose reply races with Close registers
+// its watch after the watches were invalidated, and Lock then waits on it for ever. abort
+// therefore waits at most abortWait and abandons such acquirers (their goroutines stay blocked;
+// the count is returned).
+func (w *workers) abort(ss []Session) (abandoned int, err error) {
+	w.stopped.Store(true)
+	closeAll(ss)
+	done := make(chan struct{})
+	go func() { w.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(abortWait):
+		return int(w.live.Load()), nil
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	return 0, w.ctx.Err()
+}
+
+// abortWait bounds how long abort waits for blocked acquirers after closing their sessions.
+const abortWait = 10 * time.Second

@@ -24,6 +24,8 @@ const (
 	RawGetData     = "raw-getdata"     // getData latency
 	RawThroughput  = "raw-throughput"  // create+delete pairs/s with Sessions goroutines on one session
 	RawSessions    = "raw-sessions"    // create+delete pairs/s with Sessions goroutines, own sessions
+	RawDelete      = "raw-delete"      // delete latency (the create before it is not timed)
+	RawHandoff     = "raw-handoff"     // idle handoff: delete -> watch fires -> getChildren, 20 ms apart
 )
 
 // ErrUnsupported marks a scenario a peer has no recipe for; its Result has Unsupported set.
@@ -104,6 +106,7 @@ type Result struct {
 	Sessions     int                `json:"sessions"`
 	Waiters      int                `json:"waiters,omitempty"`
 	Cycles       int64              `json:"cycles"`         // acquisitions (or raw ops) in the window
+	TotalCycles  int64              `json:"total_cycles"`   // every acquisition, warm-up and drain included
 	Seconds      float64            `json:"seconds"`        // window length
 	CyclesPerSec float64            `json:"cycles_per_sec"` // Cycles / Seconds
 	P50Ms        float64            `json:"p50_ms,omitempty"`

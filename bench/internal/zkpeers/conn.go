@@ -13,7 +13,7 @@ const SessionTimeout = 30 * time.Second
 
 // connect opens a go-zookeeper session and waits (bounded by ctx) until it is established.
 func connect(ctx context.Context, servers string) (*zk.Conn, error) {
-	conn, ev, err := zk.Connect([]string{servers}, SessionTimeout, zk.WithLogInfo(false))
+	conn, ev, err := zk.Connect([]string{servers}, SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(silentLogger{}))
 	if err != nil {
 		return nil, err
 	}
@@ -50,3 +50,8 @@ func ensurePath(conn *zk.Conn, path string) error {
 	}
 	return nil
 }
+
+// silentLogger drops go-zookeeper's log lines (closed sessions log "recv loop terminated").
+type silentLogger struct{}
+
+func (silentLogger) Printf(string, ...any) {}

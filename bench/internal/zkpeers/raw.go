@@ -46,8 +46,11 @@ func runRaw(ctx context.Context, servers string, sc harness.Scenario) (harness.R
 	}
 	var sessions int
 	switch sc.Kind {
-	case harness.RawPair, harness.RawCGCD, harness.RawGetChildren, harness.RawGetData, harness.RawThroughput:
+	case harness.RawPair, harness.RawCGCD, harness.RawGetChildren, harness.RawGetData, harness.RawThroughput,
+		harness.RawDelete:
 		sessions = 1
+	case harness.RawHandoff:
+		sessions = 2
 	case harness.RawSessions:
 		sessions = max(sc.Sessions, 1)
 	default:
@@ -73,11 +76,17 @@ func runRaw(ctx context.Context, servers string, sc harness.Scenario) (harness.R
 	if sc.Kind == harness.RawThroughput || sc.Kind == harness.RawSessions {
 		return rawThroughput(ctx, conns, dir, sc)
 	}
+	if sc.Kind == harness.RawHandoff {
+		return rawHandoff(ctx, conns[0], conns[1], dir, sc)
+	}
+	if sc.Kind == harness.RawDelete {
+		return rawLatency(ctx, deleteOp(conns[0], dir), sc)
+	}
 	op, err := rawOp(conns[0], dir, sc.Kind)
 	if err != nil {
 		return harness.Result{}, err
 	}
-	return rawLatency(ctx, op, sc)
+	return rawLatency(ctx, untimed(op), sc)
 }
 
 // rawOp returns the single-op loop body for a latency kind.
@@ -117,20 +126,20 @@ func rawOp(c *zk.Conn, dir, kind string) (func() error, error) {
 }
 
 // rawLatency runs op for the warm-up, then times each op in the window.
-func rawLatency(ctx context.Context, op func() error, sc harness.Scenario) (harness.Result, error) {
+func rawLatency(ctx context.Context, op timedOp, sc harness.Scenario) (harness.Result, error) {
 	for t0 := time.Now(); time.Since(t0) < sc.Warmup && ctx.Err() == nil; {
-		if err := op(); err != nil {
+		if _, err := op(); err != nil {
 			return harness.Result{}, err
 		}
 	}
 	var lat []time.Duration
 	start := time.Now()
 	for time.Since(start) < sc.Duration && ctx.Err() == nil {
-		t0 := time.Now()
-		if err := op(); err != nil {
+		d, err := op()
+		if err != nil {
 			return harness.Result{}, err
 		}
-		lat = append(lat, time.Since(t0))
+		lat = append(lat, d)
 	}
 	secs := time.Since(start).Seconds()
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })

@@ -119,13 +119,29 @@ public final class CuratorBench {
         return c;
     }
 
+    // connectAll and closeAll work in parallel: one by one, 64 Curator sessions take seconds.
     static List<CuratorFramework> connectAll(int n) throws Exception {
-        List<CuratorFramework> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) out.add(connect());
-        return out;
+        List<java.util.concurrent.Future<CuratorFramework>> fs = new ArrayList<>();
+        java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newFixedThreadPool(Math.min(n, 16));
+        try {
+            for (int i = 0; i < n; i++) fs.add(ex.submit(CuratorBench::connect));
+            List<CuratorFramework> out = new ArrayList<>();
+            Exception first = null;
+            for (java.util.concurrent.Future<CuratorFramework> f : fs) {
+                try { out.add(f.get()); } catch (Exception e) { if (first == null) first = e; }
+            }
+            if (first != null) { closeAll(out); throw first; }
+            return out;
+        } finally { ex.shutdown(); }
     }
 
-    static void closeAll(List<CuratorFramework> cs) { for (CuratorFramework c : cs) c.close(); }
+    static void closeAll(List<CuratorFramework> cs) {
+        if (cs.isEmpty()) return;
+        java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newFixedThreadPool(Math.min(cs.size(), 64));
+        for (CuratorFramework c : cs) ex.submit(c::close);
+        ex.shutdown();
+        try { ex.awaitTermination(60, TimeUnit.SECONDS); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
+    }
 
     static long cpuNs() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
@@ -154,6 +170,7 @@ public final class CuratorBench {
             double secs = (System.nanoTime() - start) / 1e9;
             Map<String, Object> r = new HashMap<>();
             r.put("sessions", 1); r.put("cycles", lat.size()); r.put("seconds", secs);
+            r.put("total_cycles", lat.size() + num(sc, "warm-cycles"));
             r.put("cycles_per_sec", lat.size() / secs); r.put("p50_ms", pct(lat, 0.5)); r.put("p99_ms", pct(lat, 0.99));
             r.put("client_cpu_us_per_cycle", (cpuNs() - cpu0) / 1e3 / Math.max(lat.size(), 1));
             return r;
@@ -203,6 +220,12 @@ public final class CuratorBench {
             t.start();
         }
 
+        long total() {
+            long n = 0;
+            for (int i = 0; i < counts.length(); i++) n += counts.get(i);
+            return n;
+        }
+
         long[] snap() {
             long[] s = new long[counts.length()];
             for (int i = 0; i < s.length; i++) s[i] = counts.get(i);
@@ -214,6 +237,17 @@ public final class CuratorBench {
             long deadline = System.nanoTime() + 30_000_000_000L;
             for (Thread t : threads) t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
             if (threads.stream().anyMatch(Thread::isAlive)) closeAll(cs);
+            if (err.get() != null) throw new Exception(err.get());
+        }
+
+        // abort stops without draining the queue: the sessions close at once, failing blocked
+        // acquirers (draining thousands of waiters one by one would take minutes). Threads still
+        // blocked after 2 s are daemons and end with the process.
+        void abort(List<CuratorFramework> cs) throws Exception {
+            stopped.set(true);
+            closeAll(cs);
+            long deadline = System.nanoTime() + 2_000_000_000L;
+            for (Thread t : threads) t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
             if (err.get() != null) throw new Exception(err.get());
         }
 
@@ -247,7 +281,7 @@ public final class CuratorBench {
             Map<String, Object> r = new HashMap<>();
             w.window(sc, r);
             w.stop(cs);
-            r.put("sessions", n); r.put("violations", g.violations.get());
+            r.put("sessions", n); r.put("violations", g.violations.get()); r.put("total_cycles", w.total());
             return r;
         } finally { closeAll(cs); }
     }
@@ -273,6 +307,7 @@ public final class CuratorBench {
         List<BlockingQueue<Boolean>> release = new ArrayList<>(); // true = release and queue again
         List<Thread> threads = new ArrayList<>();
         AtomicReference<Throwable> err = new AtomicReference<>();
+        AtomicLong total = new AtomicLong();
         for (int i = 0; i <= n; i++) {
             int id = i;
             BlockingQueue<Boolean> q = new ArrayBlockingQueue<>(2);
@@ -283,6 +318,7 @@ public final class CuratorBench {
                     while (true) {
                         m.acquire();
                         acqAt[id] = System.nanoTime();
+                        total.incrementAndGet();
                         acquired.put(id);
                         boolean again = q.take();
                         relAt[id] = System.nanoTime();
@@ -314,7 +350,8 @@ public final class CuratorBench {
                 if (left > 1) holder = next(acquired, err);
             }
             Map<String, Object> r = new HashMap<>();
-            r.put("sessions", n); r.put("cycles", handoffs.size());
+            for (Thread t : threads) t.join(10_000);
+            r.put("sessions", n); r.put("cycles", handoffs.size()); r.put("total_cycles", total.get());
             r.put("handoff_p50_ms", pct(handoffs, 0.5)); r.put("p99_ms", pct(handoffs, 0.99));
             r.put("client_cpu_us_per_cycle", cpu / 1e3 / Math.max(handoffs.size(), 1));
             return r;
@@ -357,8 +394,9 @@ public final class CuratorBench {
             if (qerr != null) { w.stop(cs); throw qerr; }
             Map<String, Object> r = new HashMap<>();
             w.window(sc, r);
-            w.stop(cs);
+            w.abort(cs);
             r.put("sessions", s); r.put("waiters", waiters); r.put("violations", g.violations.get());
+            r.put("total_cycles", w.total() + 1);
             r.put("mem_bytes_per_waiter", mem / Math.max(waiters - 1, 1));
             return r;
         } finally { obs.close(); closeAll(cs); }

@@ -77,7 +77,7 @@ def uncontended(sc):
             lk.release()
             lat.append(time.monotonic() - t0)
         secs = time.monotonic() - start
-        return {"sessions": 1, "cycles": len(lat), "seconds": secs, "cycles_per_sec": len(lat) / secs,
+        return {"sessions": 1, "cycles": len(lat), "total_cycles": len(lat) + int(sc["warm-cycles"]), "seconds": secs, "cycles_per_sec": len(lat) / secs,
                 "p50_ms": pct(lat, 0.5), "p99_ms": pct(lat, 0.99),
                 "client_cpu_us_per_cycle": (time.process_time() - cpu0) * 1e6 / max(len(lat), 1)}
     finally:
@@ -129,6 +129,16 @@ class Workers:
                   "min_per_client": min(per), "max_per_client": max(per),
                   "client_cpu_us_per_cycle": (time.process_time() - cpu0) * 1e6 / max(total, 1)})
 
+    def abort(self, cs):
+        """Stops without draining the queue: closing the sessions fails blocked acquirers."""
+        self.stopped = True
+        close_all(cs)
+        deadline = time.monotonic() + 2
+        for t in self.threads:
+            t.join(max(0.001, deadline - time.monotonic()))
+        if self.err is not None:
+            raise self.err
+
     def stop(self, cs):
         self.stopped = True
         deadline = time.monotonic() + 30
@@ -155,6 +165,7 @@ def loops(sc):
         w.window(sc, r)
         w.stop(cs)
         r["violations"] = g.violations
+        r["total_cycles"] = sum(w.counts)
         return r
     finally:
         close_all(cs)
@@ -181,12 +192,14 @@ def herd(sc):
     path = sc["root"] + "/lock"
     acq_at, rel_at = [0.0] * (n + 1), [0.0] * (n + 1)
     acquired, orders, errs = queue.Queue(), [queue.Queue() for _ in range(n + 1)], []
+    total = [0]
 
     def worker(i, lk):
         try:
             while True:
                 lk.acquire()
                 acq_at[i] = time.monotonic()
+                total[0] += 1
                 acquired.put(i)
                 again = orders[i].get()
                 rel_at[i] = time.monotonic()
@@ -222,7 +235,9 @@ def herd(sc):
             orders[holder].put(False)
             if left > 1:
                 holder = nxt()
-        return {"sessions": n, "cycles": len(handoffs), "handoff_p50_ms": pct(handoffs, 0.5),
+        for t in threads:
+            t.join(10)
+        return {"sessions": n, "cycles": len(handoffs), "total_cycles": total[0], "handoff_p50_ms": pct(handoffs, 0.5),
                 "p99_ms": pct(handoffs, 0.99),
                 "client_cpu_us_per_cycle": cpu * 1e6 / max(len(handoffs), 1)}
     finally:
@@ -260,8 +275,8 @@ def depth(sc):
             raise qerr
         r = {"sessions": s, "waiters": waiters}
         w.window(sc, r)
-        w.stop(cs)
-        r.update({"violations": g.violations, "mem_bytes_per_waiter": mem / max(waiters - 1, 1)})
+        w.abort(cs)
+        r.update({"violations": g.violations, "total_cycles": sum(w.counts) + 1, "mem_bytes_per_waiter": mem / max(waiters - 1, 1)})
         return r
     finally:
         close_all(cs + [obs])

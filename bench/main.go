@@ -1,0 +1,171 @@
+// Command bench is the benchmark driver of issue 5: zkrecipes' locks against the raw ZooKeeper
+// floor, go-zookeeper's zk.Lock, Curator's InterProcessMutex and kazoo's Lock, in one run against
+// one ZooKeeper (started here with forceSync=yes through zktest, or ZK_SERVERS).
+//
+//	go run ./bench -out docs/benchmarks.md   # make bench: 3 repetitions, ~10 min on 2 cores
+//	go run ./bench -quick                    # make bench-quick: 1 short repetition, < 1 min
+//
+// It prints the markdown report to stdout and, with -out, writes it to that file. Curator and
+// kazoo run when their Debian packages are installed; when they are missing and the driver runs
+// as root it installs them (apt-get install -y ...) unless -no-install is given.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
+)
+
+// options are the driver's flags.
+type options struct {
+	out       string
+	quick     bool
+	reps      int
+	servers   string
+	peers     string // comma-separated peer names or slugs; empty = all
+	noInstall bool
+	noCount   bool
+	only      string // comma-separated scenario ids; empty = all
+	cpuprof   string
+	command   string
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.out, "out", "", "write the markdown report to this file too")
+	flag.BoolVar(&o.quick, "quick", false, "short windows, 1 repetition, depth 1,000 only (under a minute)")
+	flag.IntVar(&o.reps, "reps", 0, "repetitions of the whole set (default 3, 1 with -quick)")
+	flag.StringVar(&o.peers, "peers", "", "comma-separated peers to run (raw-floor, zkrecipes, go-zookeeper-zklock, curator, kazoo)")
+	flag.BoolVar(&o.noInstall, "no-install", false, "never apt-get install missing peers")
+	flag.BoolVar(&o.noCount, "no-count", false, "skip the request-counting pass")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1000,e5000,f-rw,f-sem,f-multi, raw-...); for diagnosis")
+	flag.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of the timed passes (Go peers run in this process) to this file")
+	flag.Parse()
+	o.servers = os.Getenv("ZK_SERVERS")
+	o.command = commandLine(os.Args[1:])
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// commandLine reconstructs the command that produced the report.
+func commandLine(args []string) string {
+	s := "go run ./bench"
+	if len(args) > 0 {
+		s += " " + strings.Join(args, " ")
+	}
+	if v := os.Getenv("ZK_SERVERS"); v != "" {
+		s = "ZK_SERVERS=" + v + " " + s
+	}
+	return s
+}
+
+// run executes a whole benchmark with the default or quick plan and writes the report.
+func run(ctx context.Context, o options, stdout, log io.Writer) error {
+	p := defaultPlan()
+	if o.quick {
+		p = quickPlan()
+	}
+	return runPlan(ctx, o, p, stdout, log)
+}
+
+// runPlan is run with an explicit plan (the test passes a tiny one).
+func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) error {
+	if o.reps <= 0 {
+		o.reps = 3
+		if o.quick {
+			o.reps = 1
+		}
+	}
+	if o.only != "" {
+		ids := strings.Split(o.only, ",")
+		p.Raw, p.Lock, p.Extra, p.Count = keep(p.Raw, ids...), keep(p.Lock, ids...), keep(p.Extra, ids...), keep(p.Count, ids...)
+	}
+	d := &runData{plan: p, reps: o.reps, command: o.command, started: time.Now(),
+		results: map[key][]harness.Result{}, counts: map[key]countResult{}}
+	selected := map[string]bool{}
+	for _, n := range strings.Split(o.peers, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			selected[n] = true
+		}
+	}
+	ps := allPeers(selected)
+	if len(ps) == 0 {
+		return errNoPeers
+	}
+	if hasProcessPeer(ps) {
+		d.notes = append(ensurePeers(ctx, !o.noInstall, log), d.notes...)
+		ps = dropMissing(ps, d)
+	}
+	srv, err := startServer(ctx, o.servers)
+	if err != nil {
+		return err
+	}
+	defer srv.close()
+	d.env = collectEnv(ctx, srv.first, srv.config)
+	for _, e := range ps {
+		d.peers = append(d.peers, e.peer.Name())
+	}
+	base := fmt.Sprintf("/bench-%d", d.started.UnixNano())
+	fmt.Fprintf(log, "bench: %s plan, %d repetition(s), peers: %s, server %s\n", p.Name, d.reps, strings.Join(d.peers, ", "), srv.connect)
+	stopProf, err := startProfile(o.cpuprof)
+	if err != nil {
+		return err
+	}
+	err = runReps(ctx, d, ps, srv.connect, base, log)
+	stopProf()
+	if err != nil {
+		return err
+	}
+	if !o.noCount {
+		if err := countPass(ctx, d, ps, srv.first, base, log); err != nil {
+			d.countErr = err.Error()
+		}
+	}
+	d.elapsed = time.Since(d.started)
+	return emit(d, o.out, stdout)
+}
+
+// emit writes the report to stdout and, if out is set, to that file.
+func emit(d *runData, out string, stdout io.Writer) error {
+	var b strings.Builder
+	if err := writeReport(&b, d); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(stdout, b.String()); err != nil {
+		return err
+	}
+	if out == "" {
+		return nil
+	}
+	return os.WriteFile(out, []byte(b.String()), 0o644)
+}
+
+// startProfile starts a CPU profile into path ("" = none) and returns its stop function.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
+	"github.com/zkrecipes/zkrecipes/bench/internal/zkpeers"
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
+)
+
+// zkrecipesName is the peer's name in the tables.
+const zkrecipesName = "zkrecipes"
+
+// errNotHeld: Release without a successful Acquire (a harness bug, never expected).
+var errNotHeld = errors.New("bench: release of a lock not held")
+
+// zkrecipesPeer is this library under the harness: one framework.Framework per session, with the
+// session timeout every peer uses, and the library's defaults otherwise.
+func zkrecipesPeer() harness.Peer {
+	return harness.GoPeer{PeerName: zkrecipesName, Connect: connectZkrecipes}
+}
+
+type zkrSession struct {
+	fw  *framework.Framework
+	mu  sync.Mutex
+	rws map[string]*recipes.InterProcessReadWriteLock // one rw lock per path, shared by its read and write sides
+}
+
+func connectZkrecipes(ctx context.Context, servers string) (harness.Session, error) {
+	fw, err := framework.New([]string{servers}, framework.WithSessionTimeout(zkpeers.SessionTimeout))
+	if err != nil {
+		return nil, err
+	}
+	if err := fw.WaitConnected(ctx); err != nil {
+		_ = fw.Close()
+		return nil, err
+	}
+	return &zkrSession{fw: fw, rws: map[string]*recipes.InterProcessReadWriteLock{}}, nil
+}
+
+func (s *zkrSession) Close() error { return s.fw.Close() }
+
+func (s *zkrSession) Mutex(path string) (harness.Locker, error) {
+	m, err := recipes.NewMutex(s.fw, path)
+	if err != nil {
+		return nil, err
+	}
+	return &leaseLocker{acquire: m.Acquire}, nil
+}
+
+func (s *zkrSession) rw(path string) (*recipes.InterProcessReadWriteLock, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.rws[path]; ok {
+		return l, nil
+	}
+	l, err := recipes.NewReadWriteLock(s.fw, path)
+	if err != nil {
+		return nil, err
+	}
+	s.rws[path] = l
+	return l, nil
+}
+
+// ReadLock implements harness.RWSession.
+func (s *zkrSession) ReadLock(path string) (harness.Locker, error) {
+	l, err := s.rw(path)
+	if err != nil {
+		return nil, err
+	}
+	return &leaseLocker{acquire: l.ReadLock().Acquire}, nil
+}
+
+// WriteLock implements harness.RWSession.
+func (s *zkrSession) WriteLock(path string) (harness.Locker, error) {
+	l, err := s.rw(path)
+	if err != nil {
+		return nil, err
+	}
+	return &leaseLocker{acquire: l.WriteLock().Acquire}, nil
+}
+
+// Semaphore implements harness.SemaphoreSession: each Acquire takes one lease.
+func (s *zkrSession) Semaphore(path string, leases int) (harness.Locker, error) {
+	sem, err := recipes.NewSemaphore(s.fw, path, leases)
+	if err != nil {
+		return nil, err
+	}
+	return &leaseLocker{acquire: func(ctx context.Context) (*recipes.Lease, error) {
+		ls, err := sem.Acquire(ctx, 1)
+		if err != nil {
+			return nil, err
+		}
+		return ls[0], nil
+	}}, nil
+}
+
+// MultiLock implements harness.MultiSession.
+func (s *zkrSession) MultiLock(paths []string) (harness.Locker, error) {
+	m, err := recipes.NewMultiMutex(s.fw, paths...)
+	if err != nil {
+		return nil, err
+	}
+	return &multiLocker{m: m}, nil
+}
+
+// leaseLocker adapts any Acquire that returns a *recipes.Lease. Used by one goroutine at a time.
+type leaseLocker struct {
+	acquire func(ctx context.Context) (*recipes.Lease, error)
+	held    *recipes.Lease
+}
+
+func (l *leaseLocker) Acquire(ctx context.Context) error {
+	lease, err := l.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	l.held = lease
+	return nil
+}
+
+func (l *leaseLocker) Release(ctx context.Context) error {
+	if l.held == nil {
+		return errNotHeld
+	}
+	lease := l.held
+	l.held = nil
+	return lease.Release(ctx)
+}
+
+type multiLocker struct {
+	m    *recipes.InterProcessMultiLock
+	held *recipes.MultiLease
+}
+
+func (l *multiLocker) Acquire(ctx context.Context) error {
+	ml, err := l.m.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	l.held = ml
+	return nil
+}
+
+func (l *multiLocker) Release(ctx context.Context) error {
+	if l.held == nil {
+		return errNotHeld
+	}
+	ml := l.held
+	l.held = nil
+	return ml.Release(ctx)
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
+)
+
+// Scenario ids: the key of a figure across peers and repetitions.
+const (
+	idUnc     = "a"
+	idCont8   = "b8"
+	idCont64  = "b64"
+	idMany    = "c"
+	idHerd    = "d"
+	idDepth1k = "e1000"
+	idDepth5k = "e5000"
+	idRW      = "f-rw"
+	idSem     = "f-sem"
+	idMulti   = "f-multi"
+
+	idRawPair  = "raw-pair"
+	idRawCGCD  = "raw-cgcd"
+	idRawGC    = "raw-getchildren"
+	idRawGD    = "raw-getdata"
+	idRawDel   = "raw-delete"
+	idRawHand  = "raw-handoff"
+	idRawTP1   = "raw-tp1"
+	idRawTP8   = "raw-tp8"
+	idRawTP64  = "raw-tp64"
+	idRawSes64 = "raw-sessions64"
+)
+
+// spec is one scenario of the plan under its id; Root is filled per peer and repetition.
+type spec struct {
+	ID string
+	harness.Scenario
+}
+
+// plan is what one run executes: the raw floor, the lock scenarios every lock peer runs, the
+// f scenarios (zkrecipes and Curator only) and the separate counting pass through the proxy.
+type plan struct {
+	Name  string
+	Raw   []spec
+	Lock  []spec
+	Extra []spec // f: rw, semaphore, multi-lock
+	Count []spec // counting pass (timings discarded)
+}
+
+// timing is the knobs a plan scales.
+type timing struct {
+	warm, window, rawWin, handoffWin time.Duration
+	warmCycles, releases             int
+	depths                           []int
+}
+
+func defaultPlan() plan {
+	return buildPlan("default", timing{warm: 500 * time.Millisecond, window: 2 * time.Second, rawWin: 1500 * time.Millisecond,
+		handoffWin: 1500 * time.Millisecond, warmCycles: 1000, releases: 15, depths: []int{1000, 5000}})
+}
+
+// quickPlan is one short pass: N=64 contention and the 5,000-deep queue are left out, and the
+// counting pass covers a, b and d only, so that the whole run stays under a minute.
+func quickPlan() plan {
+	p := buildPlan("quick", timing{warm: 200 * time.Millisecond, window: 500 * time.Millisecond,
+		rawWin: 300 * time.Millisecond, handoffWin: 400 * time.Millisecond, warmCycles: 100, releases: 5,
+		depths: []int{1000}})
+	p.Lock = without(p.Lock, idCont64)
+	p.Count = keep(p.Count, idUnc, idCont8, idHerd)
+	return p
+}
+
+func without(ss []spec, id string) []spec {
+	var out []spec
+	for _, s := range ss {
+		if s.ID != id {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func keep(ss []spec, ids ...string) []spec {
+	var out []spec
+	for _, s := range ss {
+		for _, id := range ids {
+			if s.ID == id {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// depthSessions: the e waiters are spread over this many sessions (issue 5).
+const depthSessions = 50
+
+func buildPlan(name string, t timing) plan {
+	loop := func(id, kind string, n int) spec {
+		return spec{id, harness.Scenario{Kind: kind, Sessions: n, Warmup: t.warm, Duration: t.window}}
+	}
+	raw := func(id, kind string, n int, d time.Duration) spec {
+		return spec{id, harness.Scenario{Kind: kind, Sessions: n, Warmup: t.warm / 2, Duration: d}}
+	}
+	p := plan{Name: name}
+	p.Raw = []spec{
+		raw(idRawPair, harness.RawPair, 1, t.rawWin), raw(idRawCGCD, harness.RawCGCD, 1, t.rawWin),
+		raw(idRawGC, harness.RawGetChildren, 1, t.rawWin), raw(idRawGD, harness.RawGetData, 1, t.rawWin),
+		raw(idRawDel, harness.RawDelete, 1, t.rawWin), raw(idRawHand, harness.RawHandoff, 2, t.handoffWin),
+		raw(idRawTP1, harness.RawThroughput, 1, t.rawWin), raw(idRawTP8, harness.RawThroughput, 8, t.rawWin),
+		raw(idRawTP64, harness.RawThroughput, 64, t.rawWin), raw(idRawSes64, harness.RawSessions, 64, t.rawWin),
+	}
+	unc := spec{idUnc, harness.Scenario{Kind: harness.Uncontended, Sessions: 1, WarmCycles: t.warmCycles, Duration: t.window}}
+	herd := spec{idHerd, harness.Scenario{Kind: harness.Herd, Sessions: 64, Releases: t.releases}}
+	p.Lock = []spec{unc, loop(idCont8, harness.Contended, 8), loop(idCont64, harness.Contended, 64),
+		loop(idMany, harness.ManyLocks, 64), herd}
+	for _, w := range t.depths {
+		s := loop(depthID(w), harness.Depth, depthSessions)
+		s.Waiters = w
+		p.Lock = append(p.Lock, s)
+	}
+	rw := loop(idRW, harness.RW, 8)
+	rw.ReadPercent = 90
+	sem := loop(idSem, harness.Semaphore, 8)
+	sem.Leases = 4
+	p.Extra = []spec{rw, sem, loop(idMulti, harness.MultiLock, 8)}
+	p.Count = countSpecs(t)
+	return p
+}
+
+// countSpecs: the counting pass runs short versions; only request and notification counts are used.
+func countSpecs(t timing) []spec {
+	short := func(id, kind string, n int) spec {
+		return spec{id, harness.Scenario{Kind: kind, Sessions: n, Warmup: 100 * time.Millisecond, Duration: 700 * time.Millisecond}}
+	}
+	unc := spec{idUnc, harness.Scenario{Kind: harness.Uncontended, Sessions: 1, WarmCycles: 0, Duration: time.Second}}
+	herd := spec{idHerd, harness.Scenario{Kind: harness.Herd, Sessions: 64, Releases: min(t.releases, 10)}}
+	depth := spec{idDepth1k, harness.Scenario{Kind: harness.Depth, Sessions: depthSessions, Waiters: 1000,
+		Warmup: time.Second, Duration: 2 * time.Second}}
+	rw := short(idRW, harness.RW, 8)
+	rw.ReadPercent = 90
+	sem := short(idSem, harness.Semaphore, 8)
+	sem.Leases = 4
+	return []spec{unc, short(idCont8, harness.Contended, 8), herd, depth, rw, sem, short(idMulti, harness.MultiLock, 8)}
+}
+
+func depthID(waiters int) string {
+	switch waiters {
+	case 1000:
+		return idDepth1k
+	case 5000:
+		return idDepth5k
+	}
+	return "e" + strconv.Itoa(waiters)
+}

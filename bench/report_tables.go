@@ -1,0 +1,202 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
+	"github.com/zkrecipes/zkrecipes/bench/peers"
+)
+
+func kazooPythonPath() string { return peers.KazooPython }
+
+// vs is a peer's median as a ratio to Curator's.
+func (d *runData) vsCurator(p, id string, f func(harness.Result) float64) string {
+	return fmtRatio(ratio(d.get(p, id, f), d.get(curatorName, id, f)))
+}
+
+func writeUncontended(m *md, d *runData) {
+	m.f("\n## a. Uncontended acquire+release (1 session, 1 path)\n")
+	m.table("peer", "p50 ms", "p99 ms", "cycles/s", "p50 × raw c+gC+d", "p50 × Curator",
+		"cycles/s × Curator", "requests/cycle", "client CPU µs/cycle")
+	floor := d.get(rawName, idRawCGCD, fP50)
+	for _, p := range d.lockPeers() {
+		a := d.get(p, idUnc, fP50)
+		m.row(peerCell(p), d.cell(p, idUnc, a), fmtAgg(d.get(p, idUnc, fP99)), fmtAgg(d.get(p, idUnc, fRate)),
+			fmtRatio(ratio(a, floor)), d.vsCurator(p, idUnc, fP50), d.vsCurator(p, idUnc, fRate),
+			d.countCell(p, idUnc, cReq), fmtAgg(d.get(p, idUnc, fCPU)))
+	}
+}
+
+func writeContended(m *md, d *runData) {
+	m.f("\n## b. Contended handoff (N sessions on one path, empty critical section)\n")
+	m.table("N", "peer", "acq/s", "× handoff floor", "× Curator", "fairness min / max per client (last rep)",
+		"ME violations / acquisitions", "requests/acq", "notifications/acq", "client CPU µs/acq", "CPU × Curator")
+	floor := handoffFloor(d)
+	for _, id := range []string{idCont8, idCont64} {
+		n := "8"
+		if id == idCont64 {
+			n = "64"
+		}
+		for _, p := range d.lockPeers() {
+			a := d.get(p, id, fRate)
+			viol, _ := d.sumInt(p, id, func(r harness.Result) int64 { return r.Violations })
+			acq, ok := d.sumInt(p, id, func(r harness.Result) int64 { return r.Cycles })
+			me, fair := "–", "–"
+			if ok {
+				me = fmt.Sprintf("%d / %s", viol, thousands(acq))
+				fair = d.fairness(p, id)
+			}
+			m.row(n, peerCell(p), d.cell(p, id, a), fmtRatio(ratio(a, floor)), d.vsCurator(p, id, fRate), fair, me,
+				d.countCell(p, id, cReq), d.countCell(p, id, cNotif), fmtAgg(d.get(p, id, fCPU)), d.vsCurator(p, id, fCPU))
+		}
+	}
+}
+
+// fairness is min / max acquisitions per client in the last good repetition.
+func (d *runData) fairness(p, id string) string {
+	rs := d.results[key{p, id}]
+	for i := len(rs) - 1; i >= 0; i-- {
+		if rs[i].Error == "" && !rs[i].Unsupported {
+			return fmt.Sprintf("%s / %s", thousands(rs[i].MinPerClient), thousands(rs[i].MaxPerClient))
+		}
+	}
+	return "–"
+}
+
+func writeMany(m *md, d *runData) {
+	m.f("\n## c. Many locks (64 sessions, each on its own path)\n")
+	m.table("peer", "cycles/s", "× raw pairs/s (64 sessions)", "× Curator", "client CPU µs/cycle")
+	floor := d.get(rawName, idRawSes64, fRate)
+	for _, p := range d.lockPeers() {
+		a := d.get(p, idMany, fRate)
+		m.row(peerCell(p), d.cell(p, idMany, a), fmtRatio(ratio(a, floor)), d.vsCurator(p, idMany, fRate),
+			fmtAgg(d.get(p, idMany, fCPU)))
+	}
+}
+
+func writeHerd(m *md, d *runData) {
+	m.f("\n## d. Herd (64 waiters queued, single releases)\n")
+	m.table("peer", "release → next acquire p50 ms", "× raw idle handoff", "× Curator",
+		"watch notifications per release", "requests per release", "client CPU µs/release")
+	floor := d.get(rawName, idRawHand, fP50)
+	for _, p := range d.lockPeers() {
+		a := d.get(p, idHerd, fHand)
+		m.row(peerCell(p), d.cell(p, idHerd, a), fmtRatio(ratio(a, floor)), d.vsCurator(p, idHerd, fHand),
+			d.countCell(p, idHerd, cNotif), d.countCell(p, idHerd, cReq), fmtAgg(d.get(p, idHerd, fCPU)))
+	}
+}
+
+func writeDepth(m *md, d *runData) {
+	m.f("\n## e. Depth (waiters on one path over %d sessions)\n", depthSessions)
+	m.table("waiters", "peer", "acq/s", "× handoff floor", "× Curator", "notifications per release (1,000 waiters, 1 s sample)",
+		"memory per waiting acquirer (bytes)", "ME violations")
+	floor := handoffFloor(d)
+	for _, s := range d.plan.Lock {
+		if s.Kind != harness.Depth {
+			continue
+		}
+		for _, p := range d.lockPeers() {
+			a := d.get(p, s.ID, fRate)
+			viol, ok := d.sumInt(p, s.ID, func(r harness.Result) int64 { return r.Violations })
+			v := "–"
+			if ok {
+				v = fmt.Sprint(viol)
+			}
+			m.row(thousands(int64(s.Waiters)), peerCell(p), d.cell(p, s.ID, a), fmtRatio(ratio(a, floor)),
+				d.vsCurator(p, s.ID, fRate), d.countCell(p, idDepth1k, cNotif), fmtAgg(d.get(p, s.ID, fMem)), v)
+		}
+	}
+	m.f("\nMemory is the client's: Go live heap after GC, JVM used heap after GC, Python RSS; each divided by the queued acquirers.\n")
+}
+
+func writeExtra(m *md, d *runData) {
+	m.f("\n## f. Other recipes (8 sessions each; zkrecipes and Curator)\n")
+	m.table("recipe", "peer", "acq/s", "× handoff floor", "× Curator", "requests/acq", "ME violations")
+	floor := handoffFloor(d)
+	names := map[string]string{idRW: "read/write lock, 90% readers (all acquisitions)",
+		idSem: "semaphore, 4 leases", idMulti: "multi-lock over 3 paths (cycles/s)"}
+	for _, s := range d.plan.Extra {
+		for _, p := range []string{zkrecipesName, curatorName} {
+			if !d.hasPeer(p) {
+				continue
+			}
+			a := d.get(p, s.ID, fRate)
+			viol, ok := d.sumInt(p, s.ID, func(r harness.Result) int64 { return r.Violations })
+			v := "–"
+			if ok {
+				v = fmt.Sprint(viol)
+			}
+			m.row(names[s.ID], peerCell(p), d.cell(p, s.ID, a), fmtRatio(ratio(a, floor)), d.vsCurator(p, s.ID, fRate),
+				d.countCell(p, s.ID, cReq), v)
+		}
+	}
+}
+
+func (d *runData) hasPeer(p string) bool {
+	for _, q := range d.peers {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+func writeOpcodes(m *md, d *runData) {
+	m.f("\n## Requests by opcode (counting pass through the decoding proxy)\n")
+	if d.countErr != "" {
+		m.f("\nThe counting pass failed: %s\n", d.countErr)
+	}
+	m.table("scenario", "peer", "per", "requests by opcode", "notifications")
+	for _, s := range d.plan.Count {
+		for _, p := range d.lockPeers() {
+			c, ok := d.counts[key{p, s.ID}]
+			if !ok {
+				continue
+			}
+			if c.Err != "" || c.Per <= 0 {
+				m.row(s.ID, peerCell(p), c.PerWhat, "– ("+shortErr(c.Err)+")", "–")
+				continue
+			}
+			m.row(s.ID, peerCell(p), c.PerWhat, c.byOpcode(), fmt.Sprintf("%.2f", cNotif(c)))
+		}
+	}
+}
+
+func writeMethod(m *md, d *runData) {
+	m.f(`
+## Method
+
+* Every peer runs every scenario back to back in one process per repetition (the JVM stays warm
+  across scenarios, as in peer-bench.md); the whole set is repeated %d time(s), the peer order
+  rotated by one each repetition. Figures are the median of the per-repetition figures, with
+  [min–max] over repetitions. Ratios divide two medians from this same run.
+* a: %d warm-up cycles, then a timed window. b, c, e, f: a warm-up, then the per-client counters
+  are read at the start and end of the timed window. d: the driver waits until all 65 contenders
+  are queued, then times one release at a time, from just before release() to the next
+  acquire() returning (the first release is not counted).
+* e: the first acquirer holds while the others queue (memory is measured then), then everyone
+  loops; at the end of the window the sessions are closed instead of draining the queue.
+* Mutual exclusion: a shared holder counter is checked inside every critical section; any value
+  above the permitted count is a violation.
+* Client CPU: the peer process's user+system CPU over the timed window, divided by acquisitions.
+  The Go peers run inside the driver process, so the driver's own idle goroutines are included.
+* Requests and notifications come from a separate, short counting pass through zktest's decoding
+  proxy (one process per scenario; its timings are discarded because the proxy adds latency).
+  Counts cover the whole scenario and are divided by every acquisition it made (a herd: by the
+  releases that handed the lock over), so session set-up requests add a little. e is sampled
+  for 1 s once the queue is full and divided by deletes (one per release, for every peer).
+  closeSession is left out.
+* The ZooKeeper server shares the %d cores with the clients, so throughput figures are CPU-bound
+  and client CPU is taken from the server.
+`, d.reps, d.warmCycles(), d.env.Cores)
+}
+
+// warmCycles is the uncontended warm-up of the plan (0 when a is not run).
+func (d *runData) warmCycles() int {
+	for _, s := range d.plan.Lock {
+		if s.ID == idUnc {
+			return s.WarmCycles
+		}
+	}
+	return 0
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
+	"github.com/zkrecipes/zkrecipes/bench/internal/zkpeers"
+	"github.com/zkrecipes/zkrecipes/bench/peers"
+)
+
+// Peer names as they appear in the tables.
+const (
+	rawName     = "raw floor"
+	goLockName  = "go-zookeeper zk.Lock"
+	curatorName = "Curator"
+	kazooName   = "kazoo"
+)
+
+// peerEntry is one peer of the run and the scenarios it is given.
+type peerEntry struct {
+	peer  harness.Peer
+	raw   bool // runs plan.Raw instead of plan.Lock
+	extra bool // also runs plan.Extra (f)
+}
+
+// key names one figure: a peer under a scenario id.
+type key struct{ peer, id string }
+
+// runData is everything a run measured, for the report.
+type runData struct {
+	plan     plan
+	reps     int
+	command  string
+	started  time.Time
+	elapsed  time.Duration
+	env      envInfo
+	peers    []string // in table order
+	results  map[key][]harness.Result
+	counts   map[key]countResult
+	notes    []string
+	countErr string
+}
+
+// allPeers lists every peer in table order; selected filters by name (empty = all).
+func allPeers(selected map[string]bool) []peerEntry {
+	all := []peerEntry{
+		{peer: zkpeers.RawPeer(), raw: true},
+		{peer: zkrecipesPeer(), extra: true},
+		{peer: zkpeers.GoLockPeer()},
+		{peer: peers.CuratorPeer(), extra: true},
+		{peer: peers.KazooPeer()},
+	}
+	if len(selected) == 0 {
+		return all
+	}
+	var out []peerEntry
+	for _, p := range all {
+		if selected[p.peer.Name()] || selected[slug(p.peer.Name())] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// slug makes a peer name usable in a znode path and on the command line.
+func slug(name string) string {
+	r := strings.NewReplacer(" ", "-", ".", "", "/", "-")
+	return strings.ToLower(r.Replace(name))
+}
+
+// scenariosFor gives a peer its scenarios for one repetition, each under its own root.
+func scenariosFor(p plan, e peerEntry, base string, rep int) ([]spec, []harness.Scenario) {
+	specs := p.Lock
+	if e.raw {
+		specs = p.Raw
+	} else if e.extra {
+		specs = append(append([]spec(nil), p.Lock...), p.Extra...)
+	}
+	scs := make([]harness.Scenario, len(specs))
+	for i, s := range specs {
+		scs[i] = s.Scenario
+		scs[i].Root = fmt.Sprintf("%s/r%d/%s/%s", base, rep, slug(e.peer.Name()), s.ID)
+	}
+	return specs, scs
+}
+
+// runReps runs every peer's scenarios back to back, reps times, rotating the peer order by one
+// each repetition (peer-bench.md), and stores each result under its key.
+func runReps(ctx context.Context, d *runData, ps []peerEntry, servers, base string, log io.Writer) error {
+	for rep := 0; rep < d.reps; rep++ {
+		for i := range ps {
+			e := ps[(i+rep)%len(ps)]
+			specs, scs := scenariosFor(d.plan, e, base, rep)
+			t0 := time.Now()
+			res, err := e.peer.Run(ctx, servers, scs...)
+			fmt.Fprintf(log, "bench: rep %d/%d %-22s %6.1fs\n", rep+1, d.reps, e.peer.Name(), time.Since(t0).Seconds())
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
+				d.notes = append(d.notes, fmt.Sprintf("rep %d: %s failed as a whole: %v", rep+1, e.peer.Name(), err))
+			}
+			for j, r := range res {
+				if j >= len(specs) {
+					break
+				}
+				k := key{e.peer.Name(), specs[j].ID}
+				if r.Error != "" {
+					d.notes = append(d.notes, fmt.Sprintf("rep %d: %s %s: %s", rep+1, e.peer.Name(), specs[j].ID, r.Error))
+				}
+				d.results[k] = append(d.results[k], r)
+			}
+		}
+	}
+	return nil
+}
+
+// errNoPeers: the -peers selection matched nothing.
+var errNoPeers = errors.New("bench: no peer selected")
+
+func hasProcessPeer(ps []peerEntry) bool {
+	for _, e := range ps {
+		if n := e.peer.Name(); n == curatorName || n == kazooName {
+			return true
+		}
+	}
+	return false
+}
+
+// dropMissing removes the process peers whose runtime is still missing (ensurePeers noted why).
+func dropMissing(ps []peerEntry, d *runData) []peerEntry {
+	var out []peerEntry
+	for _, e := range ps {
+		switch e.peer.Name() {
+		case curatorName:
+			if peers.CuratorAvailable() != nil {
+				continue
+			}
+		case kazooName:
+			if peers.KazooAvailable() != nil {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
