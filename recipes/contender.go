@@ -101,11 +101,18 @@ func (c *contender) createAndList(ctx context.Context) (p string, children []str
 		err error
 	}
 	ch := make(chan created, 1)
+	sent := c.fw.RequestsStarted()
 	go func() {
 		p, err := c.create(ctx)
 		ch <- created{p, err}
 	}()
-	runtime.Gosched() // let the create reach the connection's queue first
+	// Let the create reach the connection's queue first: wait (briefly, by
+	// yielding) until the framework has issued it, then yield once more for
+	// go-zookeeper to queue it.
+	for i := 0; i < 64 && c.fw.RequestsStarted() == sent; i++ {
+		runtime.Gosched()
+	}
+	runtime.Gosched()
 	children, parent, lerr := c.list(ctx)
 	r := <-ch
 	if r.err != nil {

@@ -44,6 +44,9 @@ func runDepth(ctx context.Context, connect Connector, servers string, sc Scenari
 		})
 	}
 	qerr := waitQueue(ctx, obs, path, sc.Waiters)
+	if qerr == nil {
+		waitWatchesSettled(ctx, servers, sc.Waiters-1)
+	}
 	mem := float64(heapInUse()) - float64(mem0)
 	if err := first[0].Release(ctx); err != nil && qerr == nil {
 		qerr = err

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // errQueueTimeout: the lock queue never reached the expected length.
@@ -189,6 +192,42 @@ func waitQueue(ctx context.Context, obs *zk.Conn, path string, want int) error {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// waitWatchesSettled waits (bounded, 30 s) until the server holds at least want watches and the
+// count has stopped moving: every queued waiter has listed, decided and set its watch, so the
+// memory measured is what a settled waiter keeps, not a listing in flight. Same rule for every peer.
+func waitWatchesSettled(ctx context.Context, servers string, want int) {
+	addr := strings.Split(servers, ",")[0]
+	deadline := time.Now().Add(30 * time.Second)
+	last, stable := -1, 0
+	for time.Now().Before(deadline) && ctx.Err() == nil && stable < 3 {
+		n := serverWatches(ctx, addr)
+		if n >= want && n == last {
+			stable++
+		} else {
+			stable = 0
+		}
+		last = n
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// serverWatches reads the server's total watch count ("wchs"), or -1.
+func serverWatches(ctx context.Context, addr string) int {
+	out, err := zktest.FourLetter(ctx, addr, "wchs")
+	if err != nil {
+		return -1
+	}
+	_, after, ok := strings.Cut(out, "Total watches:")
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(after, "\n", 2)[0]))
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // heapInUse is the live heap after a GC.
