@@ -42,7 +42,7 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.out, "out", "", "write the markdown report to this file too")
-	flag.BoolVar(&o.quick, "quick", false, "short windows, 1 repetition, depth 1,000 only (under a minute)")
+	flag.BoolVar(&o.quick, "quick", false, "short windows, 1 repetition, a 500-deep queue for e (under a minute)")
 	flag.IntVar(&o.reps, "reps", 0, "repetitions of the whole set (default 3, 1 with -quick)")
 	flag.StringVar(&o.peers, "peers", "", "comma-separated peers to run (raw-floor, zkrecipes, go-zookeeper-zklock, curator, kazoo)")
 	flag.BoolVar(&o.noInstall, "no-install", false, "never apt-get install missing peers")

@@ -56,16 +56,16 @@ type timing struct {
 }
 
 func defaultPlan() plan {
-	return buildPlan("default", timing{warm: 500 * time.Millisecond, window: 2 * time.Second, rawWin: 1500 * time.Millisecond,
-		handoffWin: 1500 * time.Millisecond, warmCycles: 1000, releases: 15, depths: []int{1000, 5000}})
+	return buildPlan("default", timing{warm: 500 * time.Millisecond, window: 1500 * time.Millisecond, rawWin: time.Second,
+		handoffWin: time.Second, warmCycles: 1000, releases: 15, depths: []int{1000, 5000}})
 }
 
-// quickPlan is one short pass: N=64 contention and the 5,000-deep queue are left out, and the
+// quickPlan is one short pass: N=64 contention is left out, the queue of e is 500 deep, and the
 // counting pass covers a, b and d only, so that the whole run stays under a minute.
 func quickPlan() plan {
 	p := buildPlan("quick", timing{warm: 200 * time.Millisecond, window: 500 * time.Millisecond,
 		rawWin: 300 * time.Millisecond, handoffWin: 400 * time.Millisecond, warmCycles: 100, releases: 5,
-		depths: []int{1000}})
+		depths: []int{500}})
 	p.Lock = without(p.Lock, idCont64)
 	p.Count = keep(p.Count, idUnc, idCont8, idHerd)
 	return p

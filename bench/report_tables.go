@@ -174,8 +174,10 @@ func writeMethod(m *md, d *runData) {
   are read at the start and end of the timed window. d: the driver waits until all 65 contenders
   are queued, then times one release at a time, from just before release() to the next
   acquire() returning (the first release is not counted).
-* e: the first acquirer holds while the others queue (memory is measured then), then everyone
-  loops; at the end of the window the sessions are closed instead of draining the queue.
+* e: the first acquirer holds while the others queue; memory is measured once the server's watch
+  count has stopped moving (every waiter has set its watch), then everyone loops; at the end of
+  the window the sessions are closed instead of draining the queue. e runs in the first
+  repetition only (queueing thousands of waiters dominates its time), so it has no range.
 * Mutual exclusion: a shared holder counter is checked inside every critical section; any value
   above the permitted count is a violation.
 * Client CPU: the peer process's user+system CPU over the timed window, divided by acquisitions.
