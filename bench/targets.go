@@ -91,4 +91,5 @@ func writeTargets(m *md, d *runData) {
 	for _, t := range d.targets() {
 		m.row(t.name, t.measured, t.verdict, t.evidence)
 	}
+	m.f("\nWhy a target is missed, with the round trips and profiles behind it: docs/performance.md.\n")
 }

@@ -114,7 +114,9 @@ func (l *Lease) Reenter() error {
 // Release gives back one acquisition. The last release deletes our node with
 // a guaranteed delete (retried in the background while the framework is
 // open) and reports the first delete error; the lease is released either
-// way. Releasing more often than acquired returns ErrNotHeld.
+// way. The delete runs on a fresh context bounded at 10 s, not on ctx: a
+// cancelled caller must not leave its lock node behind. Releasing more often
+// than acquired returns ErrNotHeld.
 func (l *Lease) Release(ctx context.Context) error {
 	if ctx == nil {
 		return framework.ErrNilContext
