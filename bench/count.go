@@ -172,9 +172,17 @@ func sampleWhenFull(ctx context.Context, proxy *zktest.Proxy, target, path strin
 		}
 		time.Sleep(20 * time.Millisecond) // polling the queue length; no event says "full"
 	}
-	time.Sleep(300 * time.Millisecond) // let the handoffs start: a sample, not synchronisation
+	// Sample once the handoffs have started (the first release went through the proxy): the
+	// driver measures memory while the first acquirer holds, for as long as the queue takes to settle.
 	proxy.ResetCounts()
-	time.Sleep(time.Second)
+	for proxy.Requests()[zktest.OpDelete] == 0 {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("bench: %s: no release seen", path)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the proxy's counters; no event says "released"
+	}
+	proxy.ResetCounts()
+	time.Sleep(time.Second) // the sample window
 	c.Requests, c.Notifications = proxy.Requests(), proxy.Notifications()
 	c.Per = c.Requests[zktest.OpDelete]
 	return nil
