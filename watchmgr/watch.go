@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -43,51 +45,94 @@ type Watch struct {
 	out  chan zk.Event   // receives the event once, then is closed
 	ev   zk.Event        // the event; written before out is closed
 	intr <-chan struct{} // closes at the first disconnect/expiry after Track
+
+	raw     <-chan zk.Event    // go-zookeeper's one-shot channel; nil if untracked
+	claim   chan chan struct{} // a waiter takes raw from the follower; it gives it back by closing the channel it sent
+	once    sync.Once          // fire runs once, whoever reads raw
+	isFired atomic.Bool        // set by fire, before out is closed
+	done    func()             // run by fire: the Live count's decrement, or nothing
 }
 
 // Track wraps the one-shot channel returned by go-zookeeper's GetW, ExistsW or ChildrenW. The watch
 // counts in Live until go-zookeeper fires or invalidates it (or the Manager closes), whether or not
 // anyone waits on it. A nil ch yields a watch that never fires but is interrupted normally and is not
 // counted.
+//
+// A follower goroutine reads go-zookeeper's channel while nobody waits, so that an abandoned watch
+// is still counted until it fires. A waiter claims the channel from the follower and reads the event
+// itself: the wake-up that hands over a lock costs no extra goroutine switch.
 func (m *Manager) Track(kind Kind, path string, ch <-chan zk.Event) *Watch {
 	m.mu.Lock()
-	w := &Watch{kind: kind, path: path, out: make(chan zk.Event, 1), intr: m.intr}
+	w := &Watch{kind: kind, path: path, out: make(chan zk.Event, 1), intr: m.intr,
+		raw: ch, claim: make(chan chan struct{}), done: func() {}}
 	closed := m.closed
 	if !closed && ch != nil {
 		m.live.Add(1)
 		m.watches.Add(1)
+		w.done = func() { m.live.Add(-1) }
 	}
 	m.mu.Unlock()
 	switch {
 	case closed:
-		w.fire(zk.Event{Type: zk.EventNotWatching, State: zk.StateDisconnected, Path: path, Err: zk.ErrClosing})
+		w.fire(closingEvent(path))
 	case ch != nil:
-		go m.follow(w, ch)
+		go m.follow(w)
 	}
 	return w
 }
 
-// follow waits for go-zookeeper to fire or invalidate the watch, or for the Manager to close.
-func (m *Manager) follow(w *Watch, ch <-chan zk.Event) {
+// closingEvent is what a watch reports when the Manager or the connection closes.
+func closingEvent(path string) zk.Event {
+	return zk.Event{Type: zk.EventNotWatching, State: zk.StateDisconnected, Path: path, Err: zk.ErrClosing}
+}
+
+// follow reads go-zookeeper's channel whenever no waiter has claimed it, until the watch fires or
+// the Manager closes.
+func (m *Manager) follow(w *Watch) {
 	defer m.watches.Done()
-	defer m.live.Add(-1)
-	select {
-	case ev, ok := <-ch:
-		if !ok {
-			ev = zk.Event{Type: zk.EventNotWatching, State: zk.StateDisconnected, Path: w.path, Err: zk.ErrClosing}
+	for {
+		select {
+		case ev, ok := <-w.raw:
+			w.fireRaw(ev, ok)
+			return
+		case back := <-w.claim:
+			select {
+			case <-back:
+				if w.fired() {
+					return
+				}
+			case <-m.quit:
+				w.fire(closingEvent(w.path))
+				return
+			}
+		case <-m.quit:
+			w.fire(closingEvent(w.path))
+			return
 		}
-		w.fire(ev)
-	case <-m.quit:
-		w.fire(zk.Event{Type: zk.EventNotWatching, State: zk.StateDisconnected, Path: w.path, Err: zk.ErrClosing})
 	}
 }
 
-// fire records ev and publishes it exactly once.
-func (w *Watch) fire(ev zk.Event) {
-	w.ev = ev
-	w.out <- ev
-	close(w.out)
+// fireRaw fires with what a receive from go-zookeeper's channel gave.
+func (w *Watch) fireRaw(ev zk.Event, ok bool) {
+	if !ok {
+		ev = closingEvent(w.path)
+	}
+	w.fire(ev)
 }
+
+// fire records ev and publishes it, once.
+func (w *Watch) fire(ev zk.Event) {
+	w.once.Do(func() {
+		w.ev = ev
+		w.isFired.Store(true)
+		w.out <- ev
+		close(w.out)
+		w.done()
+	})
+}
+
+// fired reports whether the watch has fired.
+func (w *Watch) fired() bool { return w.isFired.Load() }
 
 // Live returns the number of tracked watches registered and not yet fired or invalidated.
 func (m *Manager) Live() int {
@@ -119,19 +164,49 @@ func (w *Watch) Wait(ctx context.Context) (zk.Event, error) {
 		return w.result(ev, ok)
 	default:
 	}
+	back := make(chan struct{})
 	select {
+	case w.claim <- back: // we read go-zookeeper's channel ourselves until we return
+		defer close(back)
+		return w.waitRaw(ctx)
 	case ev, ok := <-w.out:
 		return w.result(ev, ok)
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()
 	case <-w.intr:
+		return w.interrupted()
+	}
+}
+
+// waitRaw is Wait for the waiter that holds the claim on go-zookeeper's channel.
+func (w *Watch) waitRaw(ctx context.Context) (zk.Event, error) {
+	select {
+	case ev, ok := <-w.raw:
+		w.fireRaw(ev, ok)
+		return w.result(w.ev, true)
+	case ev, ok := <-w.out: // the Manager closed
+		return w.result(ev, ok)
+	case <-ctx.Done():
+		return zk.Event{}, ctx.Err()
+	case <-w.intr:
 		select {
-		case ev, ok := <-w.out:
-			return w.result(ev, ok)
+		case ev, ok := <-w.raw:
+			w.fireRaw(ev, ok)
+			return w.result(w.ev, true)
 		default:
 		}
-		return zk.Event{}, ErrSessionInterrupted
+		return w.interrupted()
 	}
+}
+
+// interrupted reports a session interruption, unless the watch fired meanwhile (an event wins).
+func (w *Watch) interrupted() (zk.Event, error) {
+	select {
+	case ev, ok := <-w.out:
+		return w.result(ev, ok)
+	default:
+	}
+	return zk.Event{}, ErrSessionInterrupted
 }
 
 // result turns a receive from out into Wait's return values.

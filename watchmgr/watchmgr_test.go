@@ -188,3 +188,73 @@ func waitLive(t *testing.T, m *Manager, want int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// A waiter reads go-zookeeper's channel itself while it waits; when it gives
+// up, the follower takes the channel back, so an event that comes later still
+// fires the watch and ends its count. Concurrent waiters all see the event,
+// and a waiter holding the channel when the Manager closes is released.
+func TestWaiterHandsTheChannelBack(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	raw := make(chan zk.Event, 1)
+	w := m.Track(Data, "/c", raw)
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := w.Wait(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Wait = %v, want deadline exceeded", err)
+	}
+	raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/c"}
+	close(raw)
+	waitLive(t, m, 0) // nobody waits now: the follower fired it
+	select {
+	case ev := <-w.Events():
+		if ev.Type != zk.EventNodeDeleted {
+			t.Fatalf("Events = %v", ev)
+		}
+	case <-time.After(bound):
+		t.Fatal("Events never fired")
+	}
+
+	raw2 := make(chan zk.Event, 1)
+	w2 := m.Track(Data, "/d", raw2)
+	results := make(chan zk.Event, 3)
+	for i := 0; i < 3; i++ {
+		go func() {
+			ev, err := w2.Wait(context.Background())
+			if err != nil {
+				t.Errorf("Wait: %v", err)
+			}
+			results <- ev
+		}()
+	}
+	raw2 <- zk.Event{Type: zk.EventNodeDataChanged, Path: "/d"}
+	close(raw2)
+	for i := 0; i < 3; i++ {
+		select {
+		case ev := <-results:
+			if ev.Type != zk.EventNodeDataChanged {
+				t.Fatalf("waiter %d saw %v", i, ev)
+			}
+		case <-time.After(bound):
+			t.Fatalf("waiter %d never woke", i)
+		}
+	}
+	waitLive(t, m, 0)
+
+	w3 := m.Track(Data, "/e", make(chan zk.Event, 1))
+	done := make(chan error, 1)
+	go func() {
+		_, err := w3.Wait(context.Background())
+		done <- err
+	}()
+	m.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrSessionInterrupted) { // Close interrupts; the closing event may win the race
+			t.Fatalf("Wait across Close = %v", err)
+		}
+	case <-time.After(bound):
+		t.Fatal("a waiter holding the channel was not released by Close")
+	}
+	waitLive(t, m, 0)
+}
