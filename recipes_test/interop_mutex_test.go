@@ -91,42 +91,17 @@ func TestInteropMutexExclusion(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		java := startCurator(t, zk.Servers())
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				if _, err := java.Acquire(ctxFor(t, 60*time.Second), p, 50*time.Second); err != nil {
-					t.Errorf("Curator acquire: %v", err)
-					return
-				}
-				holders.enter()
-				holders.leave()
-				if err := java.Release(ctxFor(t, 20*time.Second), p); err != nil {
-					t.Errorf("Curator release: %v", err)
-					return
-				}
-			}
-		}()
+		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
+			_, err := java.Acquire(ctxFor(t, 60*time.Second), p, 50*time.Second)
+			return func() error { return java.Release(ctxFor(t, 20*time.Second), p) }, err
+		})
 	}
 	for i := 0; i < 2; i++ {
 		m := mustMutex(t, connect(t, zk.Servers()), p)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				l, err := m.Acquire(ctxFor(t, 60*time.Second))
-				if err != nil {
-					t.Errorf("Go acquire: %v", err)
-					return
-				}
-				holders.enter()
-				holders.leave()
-				if err := l.Release(context.Background()); err != nil {
-					t.Errorf("Go release: %v", err)
-					return
-				}
-			}
-		}()
+		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
+			l, err := m.Acquire(ctxFor(t, 60*time.Second))
+			return func() error { return l.Release(context.Background()) }, err
+		})
 	}
 	wg.Wait()
 	if n := holders.max(); n != 1 {

@@ -123,46 +123,23 @@ func TestInteropSemaphoreWithCurator(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		java := startCurator(t, zk.Servers())
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				if _, err := java.SemaphoreAcquire(ctxFor(t, 60*time.Second), p, maxLeases, 1, 50*time.Second); err != nil {
-					t.Errorf("Curator lease: %v", err)
-					return
-				}
-				holders.enter()
-				holders.leave()
-				if err := java.SemaphoreRelease(ctxFor(t, 20*time.Second), p); err != nil {
-					t.Errorf("Curator release: %v", err)
-					return
-				}
-			}
-		}()
+		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
+			_, err := java.SemaphoreAcquire(ctxFor(t, 60*time.Second), p, maxLeases, 1, 50*time.Second)
+			return func() error { return java.SemaphoreRelease(ctxFor(t, 20*time.Second), p) }, err
+		})
 	}
 	for i := 0; i < 3; i++ {
 		sem, err := recipes.NewSemaphore(connect(t, zk.Servers()), p, maxLeases)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				leases, err := sem.Acquire(ctxFor(t, 60*time.Second), 1)
-				if err != nil {
-					t.Errorf("Go lease: %v", err)
-					return
-				}
-				holders.enter()
-				time.Sleep(time.Millisecond) // hold briefly so leases overlap
-				holders.leave()
-				if err := leases[0].Release(context.Background()); err != nil {
-					t.Errorf("Go release: %v", err)
-					return
-				}
+		contend(t, &wg, rounds, &holders, time.Millisecond, func() (func() error, error) {
+			leases, err := sem.Acquire(ctxFor(t, 60*time.Second), 1)
+			if err != nil {
+				return nil, err
 			}
-		}()
+			return func() error { return leases[0].Release(context.Background()) }, nil
+		})
 	}
 	wg.Wait()
 	if n := holders.max(); n > maxLeases {

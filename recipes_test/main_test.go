@@ -151,3 +151,26 @@ func (g *gauge) load() int32 { return g.cur.Load() }
 
 // max is the most holders seen at once.
 func (g *gauge) max() int32 { return g.most.Load() }
+
+// contend runs rounds of acquire, a pass through g (held for hold), and
+// release, on a goroutine counted by wg. acquire returns the release.
+func contend(t *testing.T, wg *sync.WaitGroup, rounds int, g *gauge, hold time.Duration, acquire func() (func() error, error)) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for r := 0; r < rounds; r++ {
+			release, err := acquire()
+			if err != nil {
+				t.Errorf("acquire: %v", err)
+				return
+			}
+			g.enter()
+			time.Sleep(hold) // the critical section's work (none when hold is 0)
+			g.leave()
+			if err := release(); err != nil {
+				t.Errorf("release: %v", err)
+				return
+			}
+		}
+	}()
+}
