@@ -124,7 +124,7 @@ func (m *InterProcessMutex) Participants(ctx context.Context) ([]Participant, er
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	return participants(ctx, m.fw, m.path, driver.Exclusive())
+	return participants(ctx, m.fw, m.path, driver.Exclusive(), "")
 }
 
 // validateLockPath refuses what the framework refuses, and the root: a lock

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"path"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/zkrecipes/zkrecipes/driver"
@@ -18,9 +20,10 @@ type Participant struct {
 }
 
 // participants lists dir's children in the driver's order (holder first for
-// a mutex) and reads their data in parallel. Nodes that vanish between the
-// listing and the read are left out.
-func participants(ctx context.Context, fw *framework.Framework, dir string, drv driver.Driver) ([]Participant, error) {
+// a mutex), keeps those whose name contains kind (all when kind is empty),
+// and reads their data in parallel. Nodes that vanish between the listing
+// and the read are left out.
+func participants(ctx context.Context, fw *framework.Framework, dir string, drv driver.Driver, kind string) ([]Participant, error) {
 	children, _, err := fw.Children(ctx, dir)
 	if errors.Is(err, framework.ErrNoNode) {
 		return nil, nil
@@ -28,7 +31,9 @@ func participants(ctx context.Context, fw *framework.Framework, dir string, drv 
 	if err != nil {
 		return nil, err
 	}
-	sorted := driver.Sort(drv, children)
+	sorted := slices.DeleteFunc(driver.Sort(drv, children), func(name string) bool {
+		return !strings.Contains(name, kind)
+	})
 	out := make([]Participant, len(sorted))
 	errs := make([]error, len(sorted))
 	var wg sync.WaitGroup

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"strings"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -190,17 +189,7 @@ func (b *rwBase) participantsOf(ctx context.Context, lockName string) ([]Partici
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	all, err := participants(ctx, b.fw, b.path, driver.Write())
-	if err != nil {
-		return nil, err
-	}
-	kept := all[:0]
-	for _, p := range all {
-		if strings.Contains(path.Base(p.Path), lockName) {
-			kept = append(kept, p)
-		}
-	}
-	return kept, nil
+	return participants(ctx, b.fw, b.path, driver.Write(), lockName)
 }
 
 // revocationWatcher returns the lease's revocation watcher, or nil.

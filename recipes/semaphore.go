@@ -202,7 +202,7 @@ func (s *InterProcessSemaphoreV2) Participants(ctx context.Context) ([]Participa
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	return participants(ctx, s.fw, path.Join(s.path, semaphoreLeases), driver.Semaphore(1))
+	return participants(ctx, s.fw, path.Join(s.path, semaphoreLeases), driver.Semaphore(1), "")
 }
 
 func (s *InterProcessSemaphoreV2) maxString() string {
