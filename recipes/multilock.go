@@ -110,6 +110,7 @@ func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error
 		}
 		ml.leases = append(ml.leases, l)
 	}
+	ml.watchLeases()
 	return ml, nil
 }
 
@@ -119,20 +120,36 @@ type MultiLease struct {
 	mu       sync.Mutex
 	leases   []*Lease
 	released bool
+	ctx      context.Context // ends with the first lease that ends
+	cancel   context.CancelCauseFunc
 }
+
+// watchLeases ends ml's context, with that lease's cause, as soon as any
+// lease ends: context.AfterFunc, so no goroutine waits meanwhile.
+func (ml *MultiLease) watchLeases() {
+	ml.ctx, ml.cancel = context.WithCancelCause(context.Background())
+	for _, l := range ml.leases {
+		context.AfterFunc(l.Context(), func() { ml.cancel(context.Cause(l.Context())) })
+	}
+}
+
+// Done returns a channel that closes when any of the leases ends: released,
+// or its session suspended or lost. Then the set is no longer held as a whole.
+func (ml *MultiLease) Done() <-chan struct{} { return ml.ctx.Done() }
+
+// Context returns a context that ends with Done, with Err's value as cause.
+func (ml *MultiLease) Context() context.Context { return ml.ctx }
 
 // Leases returns the leases in the order they were taken (path order).
 func (ml *MultiLease) Leases() []*Lease { return slices.Clone(ml.leases) }
 
-// Err returns nil while every lease is held, else the first lease's Err
-// that is not nil.
+// Err returns nil while every lease is held, else the reason of the first
+// lease that ended (ErrReleased, or ErrLockLost with the session's reason).
 func (ml *MultiLease) Err() error {
-	for _, l := range ml.leases {
-		if err := l.Err(); err != nil {
-			return err
-		}
+	if ml.ctx.Err() == nil {
+		return nil
 	}
-	return nil
+	return context.Cause(ml.ctx)
 }
 
 // Release releases every lease in reverse order, going on past errors, and
@@ -148,5 +165,9 @@ func (ml *MultiLease) Release(ctx context.Context) error {
 	if done {
 		return fmt.Errorf("%w: multi-lock already released", ErrNotHeld)
 	}
-	return releaseAll(ctx, ml.leases)
+	err := releaseAll(ctx, ml.leases)
+	if ml.cancel != nil { // nil while Acquire is still rolling back a partial set
+		ml.cancel(fmt.Errorf("%w: multi-lock", ErrReleased))
+	}
+	return err
 }

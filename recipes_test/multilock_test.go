@@ -280,3 +280,36 @@ func mustMutexNoFatal(fw *framework.Framework, p string) *recipes.InterProcessMu
 	}
 	return m
 }
+
+// A multi-lease is held only as a whole: Done closes as soon as any of its
+// leases ends, with that lease's reason, and Release ends it too.
+func TestMultiLeaseDone(t *testing.T) {
+	zk := server(t)
+	fw := connect(t, zk.Servers())
+	p := lockPath(t)
+	m, err := recipes.NewMultiMutex(fw, p+"/a", p+"/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ml, err := m.Acquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ml.Done():
+		t.Fatalf("Done closed while every lease is held: %v", ml.Err())
+	default:
+	}
+	mustRelease(t, ml.Leases()[1]) // one member ends on its own
+	select {
+	case <-ml.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Done did not close when a member lease ended")
+	}
+	if !errors.Is(ml.Err(), recipes.ErrReleased) {
+		t.Fatalf("Err = %v, want ErrReleased", ml.Err())
+	}
+	if err := ml.Release(ctxFor(t, 10*time.Second)); !errors.Is(err, recipes.ErrNotHeld) {
+		t.Fatalf("Release with a member already released = %v, want ErrNotHeld joined", err)
+	}
+}
