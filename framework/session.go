@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"fmt"
 	"sync"
 )
@@ -10,15 +11,18 @@ import (
 // A lock acquired in an epoch is only trustworthy while the epoch's Done is open. Safe for
 // concurrent use.
 type Session struct {
-	id   int64
-	done chan struct{}
+	id     int64
+	done   chan struct{}
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 
 	mu  sync.Mutex
 	err error
 }
 
 func newSession(id int64) *Session {
-	return &Session{id: id, done: make(chan struct{})}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &Session{id: id, done: make(chan struct{}), ctx: ctx, cancel: cancel}
 }
 
 // ID returns the ZooKeeper session id of this epoch.
@@ -26,6 +30,10 @@ func (s *Session) ID() int64 { return s.id }
 
 // Done returns a channel that closes when the epoch ends.
 func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Context returns a context cancelled when the epoch ends, with Err as its cause: a parent for
+// work that must stop with the session, or a trigger for context.AfterFunc.
+func (s *Session) Context() context.Context { return s.ctx }
 
 // Err returns nil while the epoch is live; afterwards an error wrapping ErrSuspended,
 // ErrSessionLost or ErrClosed, naming the session id.
@@ -44,6 +52,7 @@ func (s *Session) end(cause error) bool {
 	}
 	s.err = fmt.Errorf("%w (session 0x%x)", cause, s.id)
 	close(s.done)
+	s.cancel(s.err)
 	return true
 }
 

@@ -24,9 +24,9 @@ type Lease struct {
 	path  string
 	token *token
 
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	stop   chan struct{} // closed by the last release: ends the monitor
+	ctx       context.Context
+	cancel    context.CancelCauseFunc
+	stopWatch func() bool // detaches the lease from its session epoch
 
 	mu    sync.Mutex
 	count int // acquisitions not yet released; 0 once fully released
@@ -34,28 +34,23 @@ type Lease struct {
 	onRelease func() // optional: run once after the last release (recipe bookkeeping)
 }
 
-// newLease starts watching g's session for loss. The monitor goroutine ends
-// on the last release or when the session epoch ends.
+// newLease ties the lease to g's session epoch: when the epoch ends the
+// lease's context is cancelled with ErrLockLost. context.AfterFunc does it, so
+// no goroutine waits for the epoch while the lock is held.
 func newLease(owner any, fw *framework.Framework, g grant, watchOwn func(*Lease)) *Lease {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	l := &Lease{
 		owner: owner, fw: fw, path: g.path, token: g.token,
-		ctx: ctx, cancel: cancel, stop: make(chan struct{}), count: 1,
+		ctx: ctx, cancel: cancel, count: 1,
 	}
-	go l.monitor(g.session, watchOwn)
-	return l
-}
-
-// monitor cancels the lease's context when its session epoch ends.
-func (l *Lease) monitor(sess *framework.Session, watchOwn func(*Lease)) {
+	sess := g.session
+	l.stopWatch = context.AfterFunc(sess.Context(), func() {
+		l.cancel(fmt.Errorf("%w: %s: %w", ErrLockLost, l.path, sess.Err()))
+	})
 	if watchOwn != nil {
 		go watchOwn(l)
 	}
-	select {
-	case <-sess.Done():
-		l.cancel(fmt.Errorf("%w: %s: %w", ErrLockLost, l.path, sess.Err()))
-	case <-l.stop:
-	}
+	return l
 }
 
 // Path returns our lock node's path (namespace-relative), for example
@@ -132,7 +127,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	if !last {
 		return nil
 	}
-	close(l.stop)
+	l.stopWatch()
 	l.cancel(fmt.Errorf("%w: %s", ErrReleased, l.path))
 	if l.onRelease != nil {
 		l.onRelease()
