@@ -10,19 +10,13 @@ func (f *Framework) Exists(ctx context.Context, path string) (*Stat, error) {
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, err
 	}
-	var stat *Stat
-	err := f.retry(ctx, func(ctx context.Context) error {
-		s, err := call(f, ctx, func() (*Stat, error) {
-			ok, s, err := f.conn.Exists(f.full(path))
-			if err != nil || !ok {
-				return nil, err
-			}
-			return s, nil
-		})
-		stat = s
-		return err
+	return op(f, ctx, func() (*Stat, error) {
+		ok, s, err := f.conn.Exists(f.full(path))
+		if err != nil || !ok {
+			return nil, err
+		}
+		return s, nil
 	})
-	return stat, err
 }
 
 type getResult struct {
@@ -35,14 +29,9 @@ func (f *Framework) Get(ctx context.Context, path string) ([]byte, *Stat, error)
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, err
 	}
-	var res getResult
-	err := f.retry(ctx, func(ctx context.Context) error {
-		r, err := call(f, ctx, func() (getResult, error) {
-			d, s, err := f.conn.Get(f.full(path))
-			return getResult{d, s}, err
-		})
-		res = r
-		return err
+	res, err := op(f, ctx, func() (getResult, error) {
+		d, s, err := f.conn.Get(f.full(path))
+		return getResult{d, s}, err
 	})
 	if err != nil {
 		return nil, nil, err
@@ -59,12 +48,7 @@ func (f *Framework) Set(ctx context.Context, path string, data []byte, version i
 	if err := validateData(path, data); err != nil {
 		return nil, err
 	}
-	var stat *Stat
-	err := f.retry(ctx, func(ctx context.Context) error {
-		s, err := call(f, ctx, func() (*Stat, error) { return f.conn.Set(f.full(path), data, version) })
-		stat = s
-		return err
-	})
+	stat, err := op(f, ctx, func() (*Stat, error) { return f.conn.Set(f.full(path), data, version) })
 	if err != nil {
 		return nil, err
 	}
@@ -81,14 +65,9 @@ func (f *Framework) Children(ctx context.Context, path string) ([]string, *Stat,
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, err
 	}
-	var res childrenResult
-	err := f.retry(ctx, func(ctx context.Context) error {
-		r, err := call(f, ctx, func() (childrenResult, error) {
-			names, s, err := f.conn.Children(f.full(path))
-			return childrenResult{names, s}, err
-		})
-		res = r
-		return err
+	res, err := op(f, ctx, func() (childrenResult, error) {
+		names, s, err := f.conn.Children(f.full(path))
+		return childrenResult{names, s}, err
 	})
 	if err != nil {
 		return nil, nil, err
@@ -101,8 +80,6 @@ func (f *Framework) Sync(ctx context.Context, path string) error {
 	if err := f.check(ctx, path, false); err != nil {
 		return err
 	}
-	return f.retry(ctx, func(ctx context.Context) error {
-		_, err := call(f, ctx, func() (string, error) { return f.conn.Sync(f.full(path)) })
-		return err
-	})
+	_, err := op(f, ctx, func() (string, error) { return f.conn.Sync(f.full(path)) })
+	return err
 }

@@ -169,14 +169,9 @@ func (pc *protectedCreate) cleanupInBackground() {
 
 // listForCleanup lists a parent for background cleanup; NoNode means nothing to clean.
 func (f *Framework) listForCleanup(ctx context.Context, parent string) ([]string, error) {
-	var children []string
-	err := f.retry(ctx, func(ctx context.Context) error {
-		c, err := call(f, ctx, func() ([]string, error) {
-			c, _, err := f.conn.Children(parent)
-			return c, err
-		})
-		children = c
-		return err
+	children, err := op(f, ctx, func() ([]string, error) {
+		c, _, err := f.conn.Children(parent)
+		return c, err
 	})
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil

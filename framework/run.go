@@ -78,6 +78,17 @@ func (f *Framework) waitConnectedBounded(ctx context.Context) error {
 	}
 }
 
+// op runs one go-zookeeper request under the retry policy, each attempt through call.
+func op[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error) {
+	var v T
+	err := f.retry(ctx, func(ctx context.Context) error {
+		r, err := call(f, ctx, fn)
+		v = r
+		return err
+	})
+	return v, err
+}
+
 // call runs one go-zookeeper request on a goroutine so that ctx can end the wait; the request itself
 // cannot be cancelled and may still complete. It counts the request and maps errors: ErrClosed once
 // closed, sentinels for go-zookeeper's "unknown error" codes.

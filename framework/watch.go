@@ -21,17 +21,12 @@ func (f *Framework) GetW(ctx context.Context, path string) ([]byte, *Stat, *watc
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	var res getWResult
-	err := f.retry(ctx, func(ctx context.Context) error {
-		r, err := call(f, ctx, func() (getWResult, error) {
-			d, s, ch, err := f.conn.GetW(f.full(path))
-			if err != nil {
-				return getWResult{}, err
-			}
-			return getWResult{d, s, f.wm.Track(watchmgr.Data, path, ch)}, nil
-		})
-		res = r
-		return err
+	res, err := op(f, ctx, func() (getWResult, error) {
+		d, s, ch, err := f.conn.GetW(f.full(path))
+		if err != nil {
+			return getWResult{}, err
+		}
+		return getWResult{d, s, f.wm.Track(watchmgr.Data, path, ch)}, nil
 	})
 	if err != nil {
 		return nil, nil, nil, err
@@ -51,20 +46,15 @@ func (f *Framework) ExistsW(ctx context.Context, path string) (*Stat, *watchmgr.
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, err
 	}
-	var res existsWResult
-	err := f.retry(ctx, func(ctx context.Context) error {
-		r, err := call(f, ctx, func() (existsWResult, error) {
-			ok, s, ch, err := f.conn.ExistsW(f.full(path))
-			if err != nil {
-				return existsWResult{}, err
-			}
-			if !ok {
-				s = nil
-			}
-			return existsWResult{s, f.wm.Track(watchmgr.Exists, path, ch)}, nil
-		})
-		res = r
-		return err
+	res, err := op(f, ctx, func() (existsWResult, error) {
+		ok, s, ch, err := f.conn.ExistsW(f.full(path))
+		if err != nil {
+			return existsWResult{}, err
+		}
+		if !ok {
+			s = nil
+		}
+		return existsWResult{s, f.wm.Track(watchmgr.Exists, path, ch)}, nil
 	})
 	if err != nil {
 		return nil, nil, err
@@ -84,17 +74,12 @@ func (f *Framework) ChildrenW(ctx context.Context, path string) ([]string, *Stat
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	var res childrenWResult
-	err := f.retry(ctx, func(ctx context.Context) error {
-		r, err := call(f, ctx, func() (childrenWResult, error) {
-			names, s, ch, err := f.conn.ChildrenW(f.full(path))
-			if err != nil {
-				return childrenWResult{}, err
-			}
-			return childrenWResult{names, s, f.wm.Track(watchmgr.Children, path, ch)}, nil
-		})
-		res = r
-		return err
+	res, err := op(f, ctx, func() (childrenWResult, error) {
+		names, s, ch, err := f.conn.ChildrenW(f.full(path))
+		if err != nil {
+			return childrenWResult{}, err
+		}
+		return childrenWResult{names, s, f.wm.Track(watchmgr.Children, path, ch)}, nil
 	})
 	if err != nil {
 		return nil, nil, nil, err
