@@ -31,7 +31,7 @@ type proxyConn struct {
 type frameOut struct {
 	b      []byte
 	at     time.Time
-	notify bool // a watch notification: counted when delivered
+	notify bool // a watch notification: counted as it is handed to the client
 }
 
 func (c *proxyConn) close() {
@@ -167,12 +167,17 @@ func (c *proxyConn) write(dst net.Conn, q <-chan frameOut) {
 				return
 			}
 		}
-		if _, err := dst.Write(f.b); err != nil {
-			c.close()
-			return
-		}
+		// Count before writing: a client that reacts to the notification must
+		// never observe a count that does not include it yet.
 		if f.notify {
 			c.p.notifications.Add(1)
+		}
+		if _, err := dst.Write(f.b); err != nil {
+			if f.notify {
+				c.p.notifications.Add(-1)
+			}
+			c.close()
+			return
 		}
 	}
 }

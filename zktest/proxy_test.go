@@ -3,6 +3,7 @@ package zktest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"maps"
 	"testing"
 	"time"
@@ -134,6 +135,33 @@ func TestProxyDelayAndNotifications(t *testing.T) {
 	mntr, err := c.Member(0).Mntr(testCtx(t))
 	if err != nil || mntr["zk_watch_count"] != "0" {
 		t.Fatalf("mntr zk_watch_count = %q, %v", mntr["zk_watch_count"], err)
+	}
+}
+
+// A client that has received a notification must see it counted: the count
+// moves before the frame is written, never after.
+func TestProxyCountsNotificationBeforeDelivery(t *testing.T) {
+	c := Start(t)
+	p := NewProxy(t, c.Member(0).Addr())
+	watcher, _ := connect(t, []string{p.Addr()}, 5*time.Second, p.Dialer())
+	writer, _ := connect(t, c.Servers(), 5*time.Second, nil)
+	for i := 1; i <= 200; i++ {
+		path := fmt.Sprintf("/count-%d", i)
+		_, _, watch, err := watcher.ExistsW(path)
+		if err != nil {
+			t.Fatalf("exists %s: %v", path, err)
+		}
+		if _, err := writer.Create(path, nil, 0, acl); err != nil {
+			t.Fatalf("create %s: %v", path, err)
+		}
+		select {
+		case <-watch:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no watch event for %s", path)
+		}
+		if got := p.Notifications(); got != int64(i) {
+			t.Fatalf("after notification %d was received, Notifications() = %d", i, got)
+		}
 	}
 }
 
