@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/google/uuid"
 	"github.com/zkrecipes/zkrecipes/retry"
 	"github.com/zkrecipes/zkrecipes/watchmgr"
 )
@@ -41,6 +42,8 @@ type Framework struct {
 	ready    chan struct{} // closed once conn is set (or connecting failed)
 	authDone chan struct{} // closed once the digest credentials were sent (or none are configured)
 	sockets  *connTracker
+
+	protectedID func() string // the GUID source of protected creates; tests replace it
 }
 
 // New starts connecting to servers ("host:port") and returns at once, without blocking I/O. It
@@ -57,7 +60,7 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
 	f := &Framework{cfg: cfg, log: cfg.logger, quit: make(chan struct{}), hub: newListenerHub(),
-		ready: make(chan struct{}), authDone: make(chan struct{})}
+		ready: make(chan struct{}), authDone: make(chan struct{}), protectedID: uuid.NewString}
 	if cfg.namespace != "" {
 		f.ns = "/" + cfg.namespace
 	}

@@ -53,7 +53,7 @@ type protectedCreate struct {
 // fails, any node with our prefix is deleted in the background.
 func (f *Framework) createProtected(ctx context.Context, p string, data []byte, cc *createConfig) (string, error) {
 	full := f.full(p)
-	pc := &protectedCreate{f: f, parent: path.Dir(full), prefix: ProtectedPrefix(uuid.NewString()), data: data, cc: cc}
+	pc := &protectedCreate{f: f, parent: path.Dir(full), prefix: ProtectedPrefix(f.protectedID()), data: data, cc: cc}
 	pc.full = path.Join(pc.parent, pc.prefix+path.Base(full))
 	var created string
 	var lastErr error
@@ -87,7 +87,10 @@ func (pc *protectedCreate) attempt(ctx context.Context) (string, error) {
 	return created, err
 }
 
-// find lists the parent for a child with our prefix and decides whether to adopt it.
+// find lists the parent for children with our prefix. A persistent node is adopted. An ephemeral
+// one is adopted only if it is owned by the session that sent the create and is still ours; any
+// other ephemeral with our prefix (a dead session's node that a lagging server still shows) is
+// deleted in the background, so that the caller creates anew.
 func (pc *protectedCreate) find(ctx context.Context) (string, error) {
 	children, err := call(pc.f, ctx, func() ([]string, error) {
 		c, _, err := pc.f.conn.Children(pc.parent)
@@ -99,6 +102,7 @@ func (pc *protectedCreate) find(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	adopted := ""
 	for _, name := range children {
 		if !strings.HasPrefix(name, pc.prefix) {
 			continue
@@ -107,29 +111,39 @@ func (pc *protectedCreate) find(ctx context.Context) (string, error) {
 		if !pc.cc.mode.isEphemeral() {
 			return node, nil
 		}
-		return pc.adoptEphemeral(ctx, node)
+		ours, err := pc.ownEphemeral(ctx, node)
+		if err != nil {
+			return "", err
+		}
+		if ours && adopted == "" {
+			adopted = node
+		}
 	}
-	return "", nil
+	return adopted, nil
 }
 
-// adoptEphemeral adopts node if the session that sent the create owns it; otherwise it deletes it
-// in the background (it belongs to a dead session) and reports "not found".
-func (pc *protectedCreate) adoptEphemeral(ctx context.Context, node string) (string, error) {
+// ownEphemeral reports whether node is owned by the session that sent the create, which must
+// still be the current session. A node owned by any other session is deleted in the background.
+func (pc *protectedCreate) ownEphemeral(ctx context.Context, node string) (bool, error) {
 	stat, err := call(pc.f, ctx, func() (*Stat, error) {
-		_, s, err := pc.f.conn.Exists(node)
+		ok, s, err := pc.f.conn.Exists(node)
+		if !ok {
+			s = nil
+		}
 		return s, err
 	})
-	if err != nil {
-		return "", err
+	if err != nil || stat == nil { // nil: deleted since the listing
+		return false, err
 	}
 	if stat.EphemeralOwner != 0 && stat.EphemeralOwner == pc.sentBy && pc.sentBy == pc.f.conn.SessionID() {
-		return node, nil
+		return true, nil
 	}
 	if stat.EphemeralOwner != 0 {
-		pc.f.log.Info("framework: protected node from an old session, deleting", "path", node)
+		pc.f.log.Info("framework: protected node of another session, deleting", "path", node,
+			"owner", stat.EphemeralOwner)
 		pc.f.deleteInBackground(node, -1)
 	}
-	return "", nil
+	return false, nil
 }
 
 // ambiguous reports whether the final failure leaves the create's outcome unknown.
