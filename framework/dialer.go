@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bufio"
 	"net"
 	"sync"
 	"time"
@@ -32,6 +33,7 @@ func (t *connTracker) Dial(network, address string, timeout time.Duration) (net.
 		return nil, err
 	}
 	tc := &trackedConn{Conn: c, t: t}
+	tc.r = bufio.NewReaderSize(c, readBufferSize)
 	t.mu.Lock()
 	t.conns[tc] = struct{}{}
 	t.mu.Unlock()
@@ -51,10 +53,19 @@ func (t *connTracker) closeAll() {
 	}
 }
 
+// readBufferSize is the socket read buffer of each connection. go-zookeeper reads every frame in two
+// reads (a 4-byte length, then the body); through the buffer one read system call serves both, and
+// every other frame that arrived with them.
+const readBufferSize = 16 << 10
+
 type trackedConn struct {
 	net.Conn
 	t *connTracker
+	r *bufio.Reader // only go-zookeeper's receiving goroutine reads
 }
+
+// Read reads through the buffer.
+func (c *trackedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // Close closes the socket and forgets it.
 func (c *trackedConn) Close() error {
