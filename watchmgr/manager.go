@@ -47,10 +47,16 @@ func New(logger *slog.Logger) *Manager {
 	return m
 }
 
-// Callback returns the function to pass to zk.WithEventCallback. It only enqueues the event into an
-// unbounded queue: it never blocks, never drops and never calls the connection.
+// Callback returns the function to pass to zk.WithEventCallback. It only enqueues session events
+// into an unbounded queue: it never blocks, never drops one and never calls the connection. Watch
+// events are ignored here: each reaches its waiter through the watch's own channel, so that a
+// notification wakes only that waiter and not the dispatcher as well.
 func (m *Manager) Callback() zk.EventCallback {
-	return m.queue.push
+	return func(ev zk.Event) {
+		if ev.Type == zk.EventSession {
+			m.queue.push(ev)
+		}
+	}
 }
 
 // Subscribe registers fn for session events (Type == zk.EventSession). fn runs on the dispatcher
@@ -102,10 +108,6 @@ func (m *Manager) dispatch() {
 
 // handle processes one event on the dispatcher goroutine.
 func (m *Manager) handle(ev zk.Event) {
-	if ev.Type != zk.EventSession {
-		m.log.Debug("zk watch event", "type", ev.Type.String(), "path", ev.Path, "err", ev.Err)
-		return
-	}
 	m.log.Debug("zk session event", "state", ev.State.String(), "server", ev.Server)
 	if ev.State == zk.StateDisconnected || ev.State == zk.StateExpired {
 		m.interrupt()

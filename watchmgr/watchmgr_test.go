@@ -38,6 +38,22 @@ func TestSubscribeOrderAndOnlySessionEvents(t *testing.T) {
 	}
 }
 
+// A watch notification reaches its waiter through the watch's channel; the callback must not queue
+// it, or every notification would wake the dispatcher too.
+func TestCallbackIgnoresWatchEvents(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	for _, typ := range []zk.EventType{zk.EventNodeCreated, zk.EventNodeDeleted, zk.EventNodeDataChanged, zk.EventNodeChildrenChanged, zk.EventNotWatching} {
+		m.Callback()(zk.Event{Type: typ, Path: "/x"})
+	}
+	m.queue.mu.Lock()
+	n := len(m.queue.items)
+	m.queue.mu.Unlock()
+	if n != 0 || len(m.queue.signal) != 0 {
+		t.Fatalf("%d watch events queued (signal %d), want none", n, len(m.queue.signal))
+	}
+}
+
 func TestCallbackNeverBlocks(t *testing.T) {
 	m := New(nil)
 	defer m.Close()
