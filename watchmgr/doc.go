@@ -3,8 +3,9 @@
 // go-zookeeper delivers events in two ways, both hazardous: a 6-slot channel that silently drops
 // events when full, and a callback that runs on the client's receive goroutine (calling the
 // connection from it deadlocks the client). A Manager installs a callback that only copies each
-// event into an unbounded queue; one dispatcher goroutine then fans session events out to
-// subscribers, in order.
+// session event into an unbounded queue; one dispatcher goroutine then fans them out to
+// subscribers, in order. Watch events are left to the per-watch channels, so that a notification
+// wakes only its waiter.
 //
 // One-shot watches set with GetW, ExistsW or ChildrenW are handed to Track, which counts them
 // until go-zookeeper fires or invalidates them (Live) and lets a waiter wait for the event, its
