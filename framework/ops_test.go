@@ -2,7 +2,9 @@ package framework_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"runtime/metrics"
 	"sort"
 	"testing"
 
@@ -139,5 +141,42 @@ func TestMulti(t *testing.T) {
 	}
 	if data, _, _ := f.Get(ctx, p); string(data) != "b" {
 		t.Fatalf("failed Multi applied: data %q", data)
+	}
+}
+
+// goroutinesCreated is the process's count of goroutines ever created.
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// A request under a context that can never end runs on the caller's goroutine; under one that can,
+// on a goroutine of its own, so that the caller returns as soon as the context ends.
+func TestCallGoroutinePerRequestOnlyWhenCancellable(t *testing.T) {
+	f := newFW(t, nil)
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const n = 100
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		min, max uint64
+	}{
+		{"background", context.Background(), 0, n / 10}, // a little slack for unrelated runtime goroutines
+		{"cancellable", cancellable, n, n + n/10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := goroutinesCreated()
+			for i := 0; i < n; i++ {
+				if _, err := f.Exists(tt.ctx, "/"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := goroutinesCreated() - before; got < tt.min || got > tt.max {
+				t.Fatalf("%d goroutines created for %d requests, want %d..%d", got, n, tt.min, tt.max)
+			}
+		})
 	}
 }

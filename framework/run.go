@@ -89,8 +89,9 @@ func op[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, erro
 	return v, err
 }
 
-// call runs one go-zookeeper request on a goroutine so that ctx can end the wait; the request itself
-// cannot be cancelled and may still complete. It counts the request and maps errors: ErrClosed once
+// call runs one go-zookeeper request on a goroutine so that ctx can end the wait (the request itself
+// cannot be cancelled and may still complete); under a context that can never end, such as
+// context.Background(), it runs the request on the caller's goroutine. It counts the request and maps errors: ErrClosed once
 // closed, sentinels for go-zookeeper's "unknown error" codes.
 func call[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error) {
 	v, err, _ := callTracked(f, ctx, fn)
@@ -112,22 +113,35 @@ func callTracked[T any](f *Framework, ctx context.Context, fn func() (T, error))
 		return zero, ErrClosed, finished
 	}
 	f.requests.Add(1)
+	if ctx.Done() == nil { // a context that can never end needs no goroutine to wait beside the request
+		defer f.bg.Done()
+		defer close(finished)
+		v, err := fn()
+		return v, f.callError(err), finished
+	}
 	ch := make(chan result[T], 1)
 	go func() {
 		defer f.bg.Done()
 		defer close(finished)
 		v, err := fn()
-		ch <- result[T]{v, mapZKError(err)}
+		ch <- result[T]{v, err}
 	}()
 	select {
 	case r := <-ch:
-		if r.err != nil && f.closed.Load() && errors.Is(r.err, zk.ErrConnectionClosed) {
-			r.err = ErrClosed
-		}
-		return r.v, r.err, finished
+		return r.v, f.callError(r.err), finished
 	case <-ctx.Done():
 		return zero, ctx.Err(), finished
 	}
+}
+
+// callError maps a go-zookeeper error: sentinels for its "unknown error" codes, and ErrClosed for a
+// connection closed by our own Close.
+func (f *Framework) callError(err error) error {
+	err = mapZKError(err)
+	if err != nil && f.closed.Load() && errors.Is(err, zk.ErrConnectionClosed) {
+		return ErrClosed
+	}
+	return err
 }
 
 // full maps a namespace-relative path to the server path.
