@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -26,8 +25,9 @@ type Manager struct {
 	intr   chan struct{} // closed at the next disconnect/expiry, then replaced
 	closed bool
 
-	watches sync.WaitGroup // one goroutine per tracked, unfired watch
-	live    atomic.Int64
+	watches sync.WaitGroup      // Events forwarders still running
+	tracked map[*Watch]struct{} // watches that may still be live; pruned as they fire
+	pruneAt int                 // prune tracked when it reaches this size
 }
 
 // New starts a Manager and its dispatcher goroutine. A nil logger discards. Call Close to stop it.
@@ -42,6 +42,9 @@ func New(logger *slog.Logger) *Manager {
 		done:  make(chan struct{}),
 		subs:  make(map[int]func(zk.Event)),
 		intr:  make(chan struct{}),
+
+		tracked: make(map[*Watch]struct{}),
+		pruneAt: minPrune,
 	}
 	go m.dispatch()
 	return m
@@ -86,6 +89,7 @@ func (m *Manager) Close() {
 		m.mu.Lock()
 		m.closed = true
 		close(m.intr)
+		clear(m.tracked)
 		m.mu.Unlock()
 		m.watches.Wait()
 	})

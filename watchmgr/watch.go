@@ -45,40 +45,54 @@ type Watch struct {
 	out  chan zk.Event   // receives the event once, then is closed
 	ev   zk.Event        // the event; written before out is closed
 	intr <-chan struct{} // closes at the first disconnect/expiry after Track
+	quit <-chan struct{} // closes when the Manager closes
+	m    *Manager
 
-	raw     <-chan zk.Event    // go-zookeeper's one-shot channel; nil if untracked
-	claim   chan chan struct{} // a waiter takes raw from the follower; it gives it back by closing the channel it sent
-	once    sync.Once          // fire runs once, whoever reads raw
-	isFired atomic.Bool        // set by fire, before out is closed
-	done    func()             // run by fire: the Live count's decrement, or nothing
+	raw     <-chan zk.Event // go-zookeeper's one-shot channel; nil if untracked
+	turn    chan struct{}   // holds a token while one goroutine reads raw; the others wait on out
+	once    sync.Once       // fire runs once, whoever reads raw
+	isFired atomic.Bool     // set by fire, before out is closed
+	fwd     sync.Once       // starts the Events forwarder
 }
+
+// minPrune is the smallest size of the tracked set at which Track prunes it.
+const minPrune = 64
 
 // Track wraps the one-shot channel returned by go-zookeeper's GetW, ExistsW or ChildrenW. The watch
 // counts in Live until go-zookeeper fires or invalidates it (or the Manager closes), whether or not
 // anyone waits on it. A nil ch yields a watch that never fires but is interrupted normally and is not
 // counted.
 //
-// A follower goroutine reads go-zookeeper's channel while nobody waits, so that an abandoned watch
-// is still counted until it fires. A waiter claims the channel from the follower and reads the event
-// itself: the wake-up that hands over a lock costs no extra goroutine switch.
+// No goroutine is started: a waiter reads go-zookeeper's channel itself, so the wake-up that hands
+// over a lock costs no extra goroutine switch. go-zookeeper sends the event into that channel (it
+// has room for one) before closing it, so a watch nobody waits on is seen to have fired by the
+// event sitting there, and Live stops counting it.
 func (m *Manager) Track(kind Kind, path string, ch <-chan zk.Event) *Watch {
 	m.mu.Lock()
-	w := &Watch{kind: kind, path: path, out: make(chan zk.Event, 1), intr: m.intr,
-		raw: ch, claim: make(chan chan struct{}), done: func() {}}
+	w := &Watch{kind: kind, path: path, out: make(chan zk.Event, 1), intr: m.intr, quit: m.quit, m: m, raw: ch,
+		turn: make(chan struct{}, 1)}
 	closed := m.closed
 	if !closed && ch != nil {
-		m.live.Add(1)
-		m.watches.Add(1)
-		w.done = func() { m.live.Add(-1) }
+		if len(m.tracked) >= m.pruneAt {
+			m.prune()
+			m.pruneAt = max(minPrune, 2*len(m.tracked))
+		}
+		m.tracked[w] = struct{}{}
 	}
 	m.mu.Unlock()
-	switch {
-	case closed:
+	if closed {
 		w.fire(closingEvent(path))
-	case ch != nil:
-		go m.follow(w)
 	}
 	return w
+}
+
+// prune forgets the tracked watches that have fired; m.mu is held.
+func (m *Manager) prune() {
+	for w := range m.tracked {
+		if w.ended() {
+			delete(m.tracked, w)
+		}
+	}
 }
 
 // closingEvent is what a watch reports when the Manager or the connection closes.
@@ -86,39 +100,9 @@ func closingEvent(path string) zk.Event {
 	return zk.Event{Type: zk.EventNotWatching, State: zk.StateDisconnected, Path: path, Err: zk.ErrClosing}
 }
 
-// follow reads go-zookeeper's channel whenever no waiter has claimed it, until the watch fires or
-// the Manager closes.
-func (m *Manager) follow(w *Watch) {
-	defer m.watches.Done()
-	for {
-		select {
-		case ev, ok := <-w.raw:
-			w.fireRaw(ev, ok)
-			return
-		case back := <-w.claim:
-			select {
-			case <-back:
-				if w.fired() {
-					return
-				}
-			case <-m.quit:
-				w.fire(closingEvent(w.path))
-				return
-			}
-		case <-m.quit:
-			w.fire(closingEvent(w.path))
-			return
-		}
-	}
-}
-
-// fireRaw fires with what a receive from go-zookeeper's channel gave.
-func (w *Watch) fireRaw(ev zk.Event, ok bool) {
-	if !ok {
-		ev = closingEvent(w.path)
-	}
-	w.fire(ev)
-}
+// ended reports whether go-zookeeper has fired or invalidated the watch: its event was taken, or
+// is waiting in the channel.
+func (w *Watch) ended() bool { return w.fired() || len(w.raw) > 0 }
 
 // fire records ev and publishes it, once.
 func (w *Watch) fire(ev zk.Event) {
@@ -127,7 +111,6 @@ func (w *Watch) fire(ev zk.Event) {
 		w.isFired.Store(true)
 		w.out <- ev
 		close(w.out)
-		w.done()
 	})
 }
 
@@ -136,7 +119,10 @@ func (w *Watch) fired() bool { return w.isFired.Load() }
 
 // Live returns the number of tracked watches registered and not yet fired or invalidated.
 func (m *Manager) Live() int {
-	return int(m.live.Load())
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.prune()
+	return len(m.tracked)
 }
 
 // Kind returns how the watch was set.
@@ -146,8 +132,50 @@ func (w *Watch) Kind() Kind { return w.kind }
 func (w *Watch) Path() string { return w.path }
 
 // Events returns a one-shot channel that receives the watch's event and is then closed, for select
-// loops (a copy of go-zookeeper's channel). Only one receiver gets the value; Wait works regardless.
-func (w *Watch) Events() <-chan zk.Event { return w.out }
+// loops (a copy of go-zookeeper's channel, fed by a goroutine started on the first call, which ends
+// when the watch fires or the Manager closes). Only one receiver gets the value; Wait works
+// regardless.
+func (w *Watch) Events() <-chan zk.Event {
+	w.fwd.Do(func() {
+		if w.raw == nil || w.fired() {
+			return
+		}
+		w.m.mu.Lock()
+		closed := w.m.closed
+		if !closed {
+			w.m.watches.Add(1)
+		}
+		w.m.mu.Unlock()
+		if closed {
+			w.closing()
+			return
+		}
+		go w.forward()
+	})
+	return w.out
+}
+
+// forward reads go-zookeeper's channel for Events until the watch fires or the Manager closes;
+// unlike Wait it outlives session interruptions.
+func (w *Watch) forward() {
+	defer w.m.watches.Done()
+	select {
+	case w.turn <- struct{}{}:
+		defer func() { <-w.turn }()
+	case <-w.out:
+		return
+	case <-w.quit:
+		w.closing()
+		return
+	}
+	select {
+	case ev, ok := <-w.raw:
+		w.fireRaw(ev, ok)
+	case <-w.out:
+	case <-w.quit:
+		w.closing()
+	}
+}
 
 // Interrupted returns a channel that closes at the first disconnect or expiry dispatched after the
 // watch was tracked (and when the Manager closes). go-zookeeper keeps watches across a disconnect,
@@ -156,47 +184,66 @@ func (w *Watch) Interrupted() <-chan struct{} { return w.intr }
 
 // Wait blocks until the watch fires (returns its event), ctx ends (ctx.Err()), or the session is
 // interrupted after the watch was set (ErrSessionInterrupted). An invalidation by go-zookeeper
-// (session expiry or close: an EventNotWatching) returns the event and ErrSessionInterrupted
-// wrapping the event's error. A fired event wins over a simultaneous interruption.
+// (session expiry or close: an EventNotWatching) or the Manager's Close returns the event and
+// ErrSessionInterrupted wrapping the event's error. A fired event wins over a simultaneous
+// interruption.
 func (w *Watch) Wait(ctx context.Context) (zk.Event, error) {
 	select {
 	case ev, ok := <-w.out:
 		return w.result(ev, ok)
 	default:
 	}
-	back := make(chan struct{})
 	select {
-	case w.claim <- back: // we read go-zookeeper's channel ourselves until we return
-		defer close(back)
-		return w.waitRaw(ctx)
+	case w.turn <- struct{}{}: // we read go-zookeeper's channel until we return
+		defer func() { <-w.turn }()
+		return w.readRaw(ctx)
 	case ev, ok := <-w.out:
 		return w.result(ev, ok)
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()
+	case <-w.quit:
+		return w.closing()
 	case <-w.intr:
 		return w.interrupted()
 	}
 }
 
-// waitRaw is Wait for the waiter that holds the claim on go-zookeeper's channel.
-func (w *Watch) waitRaw(ctx context.Context) (zk.Event, error) {
+// readRaw is Wait for the one goroutine holding the turn on go-zookeeper's channel. Whoever reads
+// the event fires the watch before giving the turn back, so a closed channel seen here was closed
+// without an event: the connection closed.
+func (w *Watch) readRaw(ctx context.Context) (zk.Event, error) {
 	select {
 	case ev, ok := <-w.raw:
-		w.fireRaw(ev, ok)
-		return w.result(w.ev, true)
-	case ev, ok := <-w.out: // the Manager closed
+		return w.fireRaw(ev, ok)
+	case ev, ok := <-w.out:
 		return w.result(ev, ok)
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()
+	case <-w.quit:
+		return w.closing()
 	case <-w.intr:
 		select {
 		case ev, ok := <-w.raw:
-			w.fireRaw(ev, ok)
-			return w.result(w.ev, true)
+			return w.fireRaw(ev, ok)
 		default:
 		}
 		return w.interrupted()
 	}
+}
+
+// fireRaw fires with what a receive from go-zookeeper's channel gave.
+func (w *Watch) fireRaw(ev zk.Event, ok bool) (zk.Event, error) {
+	if !ok {
+		ev = closingEvent(w.path)
+	}
+	w.fire(ev)
+	return w.result(w.ev, true)
+}
+
+// closing fires the watch as closed by the Manager (unless it fired already).
+func (w *Watch) closing() (zk.Event, error) {
+	w.fire(closingEvent(w.path))
+	return w.result(w.ev, true)
 }
 
 // interrupted reports a session interruption, unless the watch fired meanwhile (an event wins).

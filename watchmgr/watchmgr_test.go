@@ -206,8 +206,8 @@ func waitLive(t *testing.T, m *Manager, want int) {
 }
 
 // A waiter reads go-zookeeper's channel itself while it waits; when it gives
-// up, the follower takes the channel back, so an event that comes later still
-// fires the watch and ends its count. Concurrent waiters all see the event,
+// up, it gives the turn back: an event that comes later still ends the
+// watch's count and reaches Events. Concurrent waiters all see the event,
 // and a waiter holding the channel when the Manager closes is released.
 func TestWaiterHandsTheChannelBack(t *testing.T) {
 	m := New(nil)
@@ -221,7 +221,7 @@ func TestWaiterHandsTheChannelBack(t *testing.T) {
 	}
 	raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/c"}
 	close(raw)
-	waitLive(t, m, 0) // nobody waits now: the follower fired it
+	waitLive(t, m, 0) // nobody waits now: the event sitting in the channel ends the count
 	select {
 	case ev := <-w.Events():
 		if ev.Type != zk.EventNodeDeleted {
@@ -271,6 +271,70 @@ func TestWaiterHandsTheChannelBack(t *testing.T) {
 		}
 	case <-time.After(bound):
 		t.Fatal("a waiter holding the channel was not released by Close")
+	}
+	waitLive(t, m, 0)
+}
+
+// Tracking starts no goroutine; a watch whose event sits unread in go-zookeeper's channel is no
+// longer live; and the set of tracked watches is pruned as they fire, so it stays bounded.
+func TestTrackCostsNoGoroutineAndStaysBounded(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	before := runtime.NumGoroutine()
+	raws := make([]chan zk.Event, 1000)
+	for i := range raws {
+		raws[i] = make(chan zk.Event, 1)
+		m.Track(Data, "/w", raws[i])
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after tracking %d watches, %d before", n, len(raws), before)
+	}
+	if n := m.Live(); n != len(raws) {
+		t.Fatalf("Live = %d, want %d", n, len(raws))
+	}
+	for _, raw := range raws[:900] {
+		raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/w"}
+		close(raw)
+	}
+	if n := m.Live(); n != 100 {
+		t.Fatalf("Live = %d after 900 events nobody read, want 100", n)
+	}
+	for i := 0; i < 2*minPrune; i++ {
+		raw := make(chan zk.Event, 1)
+		m.Track(Data, "/x", raw)
+		raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/x"}
+		close(raw)
+	}
+	m.mu.Lock()
+	size := len(m.tracked)
+	m.mu.Unlock()
+	if size > 100+2*minPrune {
+		t.Fatalf("tracked set holds %d watches, want it pruned to about the 100 live ones", size)
+	}
+}
+
+// Events keeps forwarding across a session interruption: the watch is still set on the server.
+func TestEventsOutlivesInterruption(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	raw := make(chan zk.Event, 1)
+	w := m.Track(Children, "/e", raw)
+	events := w.Events()
+	m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateDisconnected})
+	select {
+	case <-w.Interrupted():
+	case <-time.After(bound):
+		t.Fatal("not interrupted")
+	}
+	raw <- zk.Event{Type: zk.EventNodeChildrenChanged, Path: "/e"}
+	close(raw)
+	select {
+	case ev := <-events:
+		if ev.Type != zk.EventNodeChildrenChanged {
+			t.Fatalf("Events = %v", ev)
+		}
+	case <-time.After(bound):
+		t.Fatal("Events never delivered the event after an interruption")
 	}
 	waitLive(t, m, 0)
 }
