@@ -246,8 +246,21 @@ func (w *Watch) closing() (zk.Event, error) {
 	return w.result(w.ev, true)
 }
 
-// interrupted reports a session interruption, unless the watch fired meanwhile (an event wins).
+// interrupted reports a session interruption, unless the watch has fired or its event is waiting
+// in go-zookeeper's channel (an event wins).
 func (w *Watch) interrupted() (zk.Event, error) {
+	select {
+	case w.turn <- struct{}{}: // free: look for an event nobody has read yet
+		select {
+		case ev, ok := <-w.raw:
+			ev, err := w.fireRaw(ev, ok)
+			<-w.turn
+			return ev, err
+		default:
+		}
+		<-w.turn
+	default: // another goroutine reads raw and fires out when the event comes
+	}
 	select {
 	case ev, ok := <-w.out:
 		return w.result(ev, ok)

@@ -338,3 +338,26 @@ func TestEventsOutlivesInterruption(t *testing.T) {
 	}
 	waitLive(t, m, 0)
 }
+
+// An event already delivered wins over an interruption that came after it, even when no waiter was
+// reading the channel at the time.
+func TestDeliveredEventWinsOverInterruption(t *testing.T) {
+	for i := 0; i < 100; i++ { // Wait's select picks at random among ready cases
+		m := New(nil)
+		raw := make(chan zk.Event, 1)
+		w := m.Track(Data, "/r", raw)
+		raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/r"}
+		close(raw)
+		m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateDisconnected})
+		select {
+		case <-w.Interrupted():
+		case <-time.After(bound):
+			t.Fatal("not interrupted")
+		}
+		ev, err := w.Wait(context.Background())
+		if err != nil || ev.Type != zk.EventNodeDeleted {
+			t.Fatalf("round %d: Wait = %v, %v; want the delivered event", i, ev, err)
+		}
+		m.Close()
+	}
+}
