@@ -9,7 +9,7 @@
 //   - Exclusive ("lock-", InterProcessMutex) and Write ("__WRIT__"): we hold the lock at index
 //     0; otherwise we watch the node just before ours. Standard generalises this to
 //     maxLeases n: hold below index n, else watch the node n places ahead.
-//   - Read ("__READ__"): we hold the lock when the same owner holds the write lock, or when
+//   - Read ("__READ__"): a downgrade holds while its own write node is listed; a plain read holds when
 //     no "__WRIT__" node sorts before ours; otherwise we watch the first writer in sort
 //     order (writers queued after us are ignored).
 //   - Semaphore ("lease-", InterProcessSemaphoreV2's leases directory): we hold a lease when

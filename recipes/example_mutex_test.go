@@ -64,7 +64,12 @@ func ExampleInterProcessMutex() {
 		log.Fatal(err)
 	}
 	second := <-next
-	fmt.Println("larger token:", second.Token() > first.Token())
+	t1, _ := first.Token(ctx)
+	t2, err := second.Token(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("larger token:", t2 > t1)
 
 	select {
 	case <-second.Done(): // closes on Suspended or Lost: stop using the resource
@@ -81,9 +86,9 @@ func ExampleInterProcessMutex() {
 	// still held: true
 }
 
-// Reentrancy goes through the lease, not the goroutine: pass the lease (or a
-// context carrying it) down the call chain.
-func ExampleWithLease() {
+// Reentrancy goes through the lease, never the goroutine or the context: a
+// function that must hold the lock takes the lease and re-enters it.
+func ExampleLease_Reenter() {
 	var m *recipes.InterProcessMutex // from recipes.NewMutex
 	ctx := context.Background()
 	if m == nil {
@@ -94,12 +99,11 @@ func ExampleWithLease() {
 		log.Fatal(err)
 	}
 	defer lease.Release(ctx)
-	inner := func(ctx context.Context) {
-		l, err := m.Acquire(ctx) // re-enters: counts, no ZooKeeper traffic
-		if err != nil {
+	inner := func(l *recipes.Lease) {
+		if err := l.Reenter(); err != nil { // counts, no ZooKeeper traffic
 			log.Fatal(err)
 		}
 		defer l.Release(ctx)
 	}
-	inner(recipes.WithLease(ctx, lease))
+	inner(lease)
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // Readers share the lock; a writer excludes everyone. The holder of the write
-// lock downgrades by taking the read lock with its write lease in the
-// context, then releasing the write lease: no queued writer slips in between.
+// lock downgrades by taking the read lock with its write lease (Downgrade),
+// then releasing the write lease: no queued writer slips in between.
 func ExampleInterProcessReadWriteLock() {
 	fw, err := framework.New([]string{"127.0.0.1:2181"})
 	if err != nil {
@@ -30,7 +30,7 @@ func ExampleInterProcessReadWriteLock() {
 		log.Fatal(err)
 	}
 	// ... rebuild the catalog ...
-	r, err := rw.ReadLock().Acquire(recipes.WithLease(ctx, w)) // downgrade
+	r, err := rw.ReadLock().Downgrade(ctx, w)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -52,8 +52,8 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	mustRelease(t, la)
 	select {
 	case lb := <-got:
-		if lb.Token() <= la.Token() {
-			t.Fatalf("token %d not above %d", lb.Token(), la.Token())
+		if tok(t, lb) <= tok(t, la) {
+			t.Fatalf("token %d not above %d", tok(t, lb), tok(t, la))
 		}
 		mustRelease(t, lb)
 	case <-time.After(20 * time.Second):
@@ -139,8 +139,8 @@ func TestMutexHolderToldBeforeNextHolder(t *testing.T) {
 	if order.Load() != 1 {
 		t.Fatal("the next holder acquired before the old holder was told")
 	}
-	if lb.Token() <= la.Token() {
-		t.Fatalf("next holder's token %d not above %d", lb.Token(), la.Token())
+	if tok(t, lb) <= tok(t, la) {
+		t.Fatalf("next holder's token %d not above %d", tok(t, lb), tok(t, la))
 	}
 	proxy.Blackhole(false)
 	mustRelease(t, lb)

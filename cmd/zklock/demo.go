@@ -150,7 +150,8 @@ func (st *demoStats) acquired(id int, lease *recipes.Lease) {
 		st.handoffs = append(st.handoffs, handoff)
 	}
 	st.mu.Unlock()
-	st.say("worker %d holds %s  token=%d  holders=%d", id, lease.Path(), lease.Token(), n)
+	token, _ := lease.Token(context.Background())
+	st.say("worker %d holds %s  token=%d  holders=%d", id, lease.Path(), token, n)
 }
 
 func (st *demoStats) say(format string, args ...any) {
