@@ -138,7 +138,7 @@ func TestMutexHandoffWithoutRelist(t *testing.T) {
 	eventually(t, 10*time.Second, "b to watch", func() bool { return fb.Watches() == 1 })
 	before := fb.RequestsStarted()
 	mustRelease(t, la)
-	lb := <-got
+	lb := receive(t, got, "the waiter after the release")
 	if n := fb.RequestsStarted() - before; n != 0 {
 		t.Fatalf("handoff sent %d requests from the waiter, want 0", n)
 	}

@@ -119,7 +119,7 @@ func TestMutexReentrancy(t *testing.T) {
 	// The last release may come from another goroutine that was handed the lease.
 	done := make(chan error, 1)
 	go func() { done <- l.Release(context.Background()) }()
-	if err := <-done; err != nil {
+	if err := receive(t, done, "the last release"); err != nil {
 		t.Fatalf("last release from another goroutine: %v", err)
 	}
 	if !errors.Is(l.Err(), recipes.ErrReleased) {
@@ -331,6 +331,6 @@ func TestMutexTokenIsCzxid(t *testing.T) {
 		}()
 	}
 	for range fws {
-		<-done
+		receive(t, done, "a worker to finish")
 	}
 }

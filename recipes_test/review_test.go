@@ -32,8 +32,9 @@ func TestLostLeaseFreesLockWhenSessionSurvives(t *testing.T) {
 	sid := fa.SessionID()
 
 	got := make(chan *recipes.Lease, 1)
+	mb := mustMutex(t, fb, p)
 	go func() {
-		l, err := mustMutex(t, fb, p).Acquire(ctxFor(t, 60*time.Second))
+		l, err := mb.Acquire(ctxFor(t, 60*time.Second))
 		if err != nil {
 			t.Errorf("waiter: %v", err)
 		}
@@ -152,8 +153,9 @@ func TestCancelledAcquireReturnsPromptlyUnderPartition(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
+	mb := mustMutex(t, fb, p)
 	go func() {
-		_, err := mustMutex(t, fb, p).Acquire(ctx)
+		_, err := mb.Acquire(ctx)
 		done <- err
 	}()
 	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(children(t, fa, p)) == 2 })

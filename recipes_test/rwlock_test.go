@@ -72,8 +72,9 @@ func TestRWReadersHoldWritersQueue(t *testing.T) {
 	var writers, inside atomic.Int32
 	done := make(chan *recipes.Lease, 8)
 	for i := range 8 {
+		rw := mustRW(t, fws[i%2], p)
 		go func() {
-			l, err := mustRW(t, fws[i%2], p).WriteLock().Acquire(ctxFor(t, 60*time.Second))
+			l, err := rw.WriteLock().Acquire(ctxFor(t, 60*time.Second))
 			if err != nil {
 				t.Errorf("writer: %v", err)
 				done <- nil

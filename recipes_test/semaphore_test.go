@@ -336,7 +336,7 @@ func TestSemaphoreMutex(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- m.Release(context.Background()) }()
-	if err := <-done; err != nil {
+	if err := receive(t, done, "the release from another goroutine"); err != nil {
 		t.Fatalf("release from another goroutine: %v", err)
 	}
 	if err := m.Release(ctxFor(t, time.Second)); !errors.Is(err, recipes.ErrNotHeld) {
