@@ -32,6 +32,15 @@
 //   - A missing own node (session expired, or the node was deleted) is ErrOwnNodeMissing;
 //     the caller recreates its node.
 //
+// A Driver describes a lock completely: besides the lock name, the sort key and the predicate
+// (Decide), it says how our node is created (Node: sequential, or a fixed name such as a
+// downgrade's), whether the deletion of the watched node alone proves that we hold
+// (Decision.GoneHolds, the handoff without a re-list), and, as an InputDriver, which node's
+// data feeds the decision (a shared maximum). A decision that can never succeed says so in
+// Decision.Err. Drivers decide from data only: the listing, our node, the input's data, and
+// names they were built with (a downgrade's own writer node), never from callbacks into
+// mutable state. recipes.NewLock runs the acquire loop for any driver, yours included.
+//
 // The package does no I/O, imports no other package of this module, and all its values are
 // immutable and safe for concurrent use.
 package driver
