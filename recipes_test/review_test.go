@@ -215,3 +215,42 @@ func TestRevocationSurvivesAPartition(t *testing.T) {
 	}
 	mustRelease(t, la)
 }
+
+// Review defect 7 (token): Token() had no context, could block for 10 s, and cached a
+// transient failure as 0 for ever. A downgraded read's node is not sequential, so its token
+// is always read from the node: under a partition the read fails within ctx, and once the
+// partition heals the next call returns the czxid.
+func TestTokenFailureIsBoundedAndNotCached(t *testing.T) {
+	zk := server(t)
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fw := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(30*time.Second),
+		framework.WithErrorPolicy(framework.SessionPolicy)) // the lease survives the reconnect
+	observer := connect(t, zk.Servers())
+	rw := mustRW(t, fw, p)
+	w := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
+	r, err := rw.ReadLock().Downgrade(ctxFor(t, 10*time.Second), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Blackhole(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if n, err := r.Token(ctx); err == nil || n != 0 {
+		t.Fatalf("Token under a partition = %d, %v; want an error", n, err)
+	}
+	proxy.Blackhole(false)
+	eventually(t, 20*time.Second, "reconnected", func() bool { return fw.State().IsConnected() })
+	if r.Err() != nil {
+		t.Fatalf("the lease ended under the Session policy: %v", r.Err())
+	}
+	st, err := observer.Exists(ctxFor(t, 10*time.Second), r.Path())
+	if err != nil || st == nil {
+		t.Fatalf("read node: %v, %v", st, err)
+	}
+	if n := tok(t, r); n != st.Czxid {
+		t.Fatalf("Token after the partition = %d, want czxid %d", n, st.Czxid)
+	}
+	mustRelease(t, r)
+	mustRelease(t, w)
+}
