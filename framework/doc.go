@@ -15,7 +15,9 @@
 // Session returns the current epoch; its Done channel closes when the epoch ends under the error
 // policy (StandardPolicy: Suspended or Lost; SessionPolicy: Lost only). A lock holder ties itself
 // to the epoch in which it acquired the lock. A new epoch begins at each Connected/Reconnected
-// whose previous epoch has ended.
+// whose previous epoch has ended. Epochs follow go-zookeeper synchronously, inside its event
+// callback: an epoch has ended before a request cut by the disconnect or expiry that ends it
+// returns, before any request of a later session returns, and before watch waiters are woken.
 //
 // # Paths
 //

@@ -22,7 +22,9 @@ const closeWait = 3 * time.Second
 type Framework struct {
 	cfg  config
 	conn *zk.Conn
+	zc   atomic.Pointer[zk.Conn] // conn, set before go-zookeeper can call back
 	evCh <-chan zk.Event
+	wmCB zk.EventCallback
 	wm   *watchmgr.Manager
 	log  *slog.Logger
 	ns   string // "/ns" or ""
@@ -38,8 +40,6 @@ type Framework struct {
 	quit     chan struct{}
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
-	unsub    func()
-	ready    chan struct{} // closed once conn is set (or connecting failed)
 	authDone chan struct{} // closed once the digest credentials were sent (or none are configured)
 	sockets  *connTracker
 
@@ -59,8 +59,8 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 	if err := retry.Validate(cfg.retry); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
-	f := &Framework{cfg: cfg, log: cfg.logger, quit: make(chan struct{}), hub: newListenerHub(),
-		ready: make(chan struct{}), authDone: make(chan struct{}), protectedID: uuid.NewString}
+	f := &Framework{cfg: cfg, log: cfg.logger, quit: make(chan struct{}), hub: newListenerHub(cfg.logger),
+		authDone: make(chan struct{}), protectedID: uuid.NewString}
 	if cfg.namespace != "" {
 		f.ns = "/" + cfg.namespace
 	}
@@ -69,11 +69,8 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 		log: func(msg string, args ...any) { f.log.Warn(msg, args...) }}
 	f.st.init()
 	f.wm = watchmgr.New(cfg.logger)
-	f.unsub = f.wm.Subscribe(f.onSessionEvent)
-	err := f.connect(servers)
-	close(f.ready)
-	if err != nil {
-		f.unsub()
+	f.wmCB = f.wm.Callback()
+	if err := f.connect(servers); err != nil {
 		f.wm.Close()
 		f.hub.close()
 		f.bgCancel()
@@ -93,7 +90,8 @@ func (f *Framework) connect(servers []string) error {
 		return fmt.Errorf("%w: no servers", ErrInvalidOption)
 	}
 	all := []func(*zk.Conn){
-		zk.WithEventCallback(f.wm.Callback()),
+		func(c *zk.Conn) { f.zc.Store(c) }, // before go-zookeeper's loop starts: no callback sees nil
+		zk.WithEventCallback(f.onZKEvent),
 		zk.WithLogger(zkLogger{log: f.log, negotiated: &f.negotiated}),
 	}
 	f.sockets = newConnTracker(f.cfg.dialer)
@@ -112,12 +110,29 @@ func (f *Framework) connect(servers []string) error {
 	return nil
 }
 
-// onSessionEvent feeds the state machine; it runs on watchmgr's dispatcher goroutine.
-func (f *Framework) onSessionEvent(ev zk.Event) {
-	<-f.ready // go-zookeeper may call back before Connect has returned the conn
-	if f.conn != nil {
-		f.st.onEvent(ev, f.conn.SessionID())
+// onZKEvent is go-zookeeper's event callback: it runs on go-zookeeper's connect loop (session
+// events) and receive loop (watch events), so it never blocks and never calls the connection. It
+// drives the state machine synchronously, then lets watchmgr interrupt the waiters: an epoch has
+// ended before any waiter wakes to re-evaluate.
+//
+// Why no request of a new session can return while the old epoch looks live (go-zookeeper v1.0.4,
+// conn.go): loop() runs connect() then authenticate() on one goroutine. authenticate() stores the
+// session id and calls setState(StateExpired) or setState(StateHasSession), which calls us, before
+// it returns; only then does loop() start sendLoop (which writes queued requests to the socket) and
+// recvLoop (which answers them). So the Expired callback (ending the old epoch) and the HasSession
+// callback (starting the new one) have both returned before the first request of the new session
+// is even sent. Likewise setState(StateDisconnected) calls us before flushRequests fails the
+// requests in flight. The session id read here is the one authenticate() has just stored: the id
+// of the session this event is about (0 after an expiry).
+func (f *Framework) onZKEvent(ev zk.Event) {
+	if ev.Type == zk.EventSession {
+		var id int64
+		if c := f.zc.Load(); c != nil {
+			id = c.SessionID()
+		}
+		f.st.onEvent(ev, id)
 	}
+	f.wmCB(ev)
 }
 
 // addAuth sends the digest credentials once connected (go-zookeeper re-sends them on reconnect).
@@ -137,10 +152,8 @@ func (f *Framework) addAuth(ctx context.Context) {
 	}
 }
 
-func (f *Framework) posted(s ConnectionState) {
-	f.log.Info("framework: connection state", "state", s.String(), "session", fmt.Sprintf("0x%x", f.conn.SessionID()))
-	f.hub.post(s)
-}
+// posted queues a state for the listeners (and the log); it runs under the state machine's lock.
+func (f *Framework) posted(s ConnectionState, session int64) { f.hub.post(s, session) }
 
 // sessionTimeout is the negotiated session timeout, or the requested one before negotiation.
 func (f *Framework) sessionTimeout() time.Duration {
@@ -193,7 +206,6 @@ func (f *Framework) Close() error {
 	f.sockets.closeAll()
 	f.bg.Wait()
 	f.drainEvents()
-	f.unsub()
 	f.wm.Close()
 	f.hub.close()
 	return nil

@@ -1,6 +1,8 @@
 package framework
 
 import (
+	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -9,17 +11,25 @@ import (
 // listenerHub delivers connection states to listeners on one goroutine, in order, through an
 // unbounded queue: a slow listener delays other listeners, never the client. Safe for concurrent use.
 type listenerHub struct {
+	log     *slog.Logger
 	mu      sync.Mutex
 	fns     map[int]func(ConnectionState)
 	next    int
-	pending []ConnectionState
+	pending []posting
 	signal  chan struct{}
 	quit    chan struct{}
 	done    chan struct{}
 }
 
-func newListenerHub() *listenerHub {
+// posting is one state change with the session it is about, for the log.
+type posting struct {
+	state   ConnectionState
+	session int64
+}
+
+func newListenerHub(log *slog.Logger) *listenerHub {
 	h := &listenerHub{
+		log:    log,
 		fns:    make(map[int]func(ConnectionState)),
 		signal: make(chan struct{}, 1),
 		quit:   make(chan struct{}),
@@ -42,9 +52,10 @@ func (h *listenerHub) add(fn func(ConnectionState)) (remove func()) {
 	}
 }
 
-func (h *listenerHub) post(s ConnectionState) {
+// post queues s; it never blocks beyond a short mutex.
+func (h *listenerHub) post(s ConnectionState, session int64) {
 	h.mu.Lock()
-	h.pending = append(h.pending, s)
+	h.pending = append(h.pending, posting{s, session})
 	h.mu.Unlock()
 	select {
 	case h.signal <- struct{}{}:
@@ -67,23 +78,24 @@ func (h *listenerHub) run() {
 		case <-h.signal:
 		}
 		for {
-			s, fns, ok := h.take()
+			p, fns, ok := h.take()
 			if !ok {
 				break
 			}
+			h.log.Info("framework: connection state", "state", p.state.String(), "session", fmt.Sprintf("0x%x", p.session))
 			for _, fn := range fns {
-				fn(s)
+				fn(p.state)
 			}
 		}
 	}
 }
 
 // take pops the oldest pending state with a snapshot of the listeners.
-func (h *listenerHub) take() (ConnectionState, []func(ConnectionState), bool) {
+func (h *listenerHub) take() (posting, []func(ConnectionState), bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.pending) == 0 {
-		return 0, nil, false
+		return posting{}, nil, false
 	}
 	s := h.pending[0]
 	h.pending = h.pending[1:]

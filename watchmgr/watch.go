@@ -177,7 +177,7 @@ func (w *Watch) forward() {
 	}
 }
 
-// Interrupted returns a channel that closes at the first disconnect or expiry dispatched after the
+// Interrupted returns a channel that closes at the first disconnect or expiry go-zookeeper reports after the
 // watch was tracked (and when the Manager closes). go-zookeeper keeps watches across a disconnect,
 // so an interruption does not end the watch; it tells a waiter to re-evaluate.
 func (w *Watch) Interrupted() <-chan struct{} { return w.intr }
