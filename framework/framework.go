@@ -188,8 +188,10 @@ func (f *Framework) WaitConnected(ctx context.Context) error {
 }
 
 // Close ends the current epoch (ErrClosed), stops background work (guaranteed deletes), closes the
-// ZooKeeper session (its ephemeral nodes go) and waits for every goroutine the Framework started.
-// Operations in flight return ErrClosed. Idempotent; always returns nil.
+// ZooKeeper session (its ephemeral nodes go) and waits for every goroutine the Framework started,
+// except a connection-state listener still running: no listener is called after Close, and the
+// listener goroutine ends when that one returns. Close may be called from a listener. Operations in
+// flight return ErrClosed. Idempotent; always returns nil.
 func (f *Framework) Close() error {
 	f.bgMu.Lock()
 	if f.closed.Load() {
@@ -251,7 +253,8 @@ func (f *Framework) goBackground(fn func(ctx context.Context)) {
 }
 
 // AddListener registers fn for connection-state changes. fn runs on one goroutine, in order; a slow
-// fn delays other listeners but never the client. remove unregisters it.
+// fn delays other listeners but never the client. fn may call Close. No fn is called after Close.
+// remove unregisters it.
 func (f *Framework) AddListener(fn func(ConnectionState)) (remove func()) { return f.hub.add(fn) }
 
 // State returns the current connection state.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // listenerHub delivers connection states to listeners on one goroutine, in order, through an
@@ -19,6 +20,7 @@ type listenerHub struct {
 	signal  chan struct{}
 	quit    chan struct{}
 	done    chan struct{}
+	calling atomic.Bool // a listener is running on the delivery goroutine
 }
 
 // posting is one state change with the session it is about, for the log.
@@ -63,9 +65,14 @@ func (h *listenerHub) post(s ConnectionState, session int64) {
 	}
 }
 
-// close stops the delivery goroutine after it finishes the listener it is running (if any).
+// close stops the delivery goroutine: no listener is called afterwards. It waits for the goroutine
+// to end unless a listener is running, which may be the caller itself (Close from a listener): then
+// the goroutine ends as soon as that listener returns.
 func (h *listenerHub) close() {
 	close(h.quit)
+	if h.calling.Load() {
+		return
+	}
 	<-h.done
 }
 
@@ -77,17 +84,39 @@ func (h *listenerHub) run() {
 			return
 		case <-h.signal:
 		}
-		for {
-			p, fns, ok := h.take()
-			if !ok {
-				break
-			}
-			h.log.Info("framework: connection state", "state", p.state.String(), "session", fmt.Sprintf("0x%x", p.session))
-			for _, fn := range fns {
-				fn(p.state)
+		if !h.deliverPending() {
+			return
+		}
+	}
+}
+
+// deliverPending delivers the queued states; false when the hub was closed meanwhile.
+func (h *listenerHub) deliverPending() bool {
+	for {
+		p, fns, ok := h.take()
+		if !ok {
+			return true
+		}
+		h.log.Info("framework: connection state", "state", p.state.String(), "session", fmt.Sprintf("0x%x", p.session))
+		for _, fn := range fns {
+			if !h.call(fn, p.state) {
+				return false
 			}
 		}
 	}
+}
+
+// call runs one listener unless the hub is closed.
+func (h *listenerHub) call(fn func(ConnectionState), s ConnectionState) bool {
+	h.calling.Store(true)
+	defer h.calling.Store(false)
+	select {
+	case <-h.quit: // checked after calling is set: close either sees calling or we see quit
+		return false
+	default:
+	}
+	fn(s)
+	return true
 }
 
 // take pops the oldest pending state with a snapshot of the listeners.
