@@ -83,7 +83,8 @@ func WithTTL(d time.Duration) CreateOption { return func(c *createConfig) { c.tt
 func WithACL(acl []ACL) CreateOption { return func(c *createConfig) { c.acl = acl } }
 
 // Protected prefixes the last segment with "_c_<uuid>-" so that a create whose reply was lost can
-// be found again (Curator's protection mode).
+// be found again (Curator's protection mode): before a retry the parent is synced and listed; after a
+// create that needed a retry, every other node with the prefix is deleted.
 func Protected() CreateOption { return func(c *createConfig) { c.protected = true } }
 
 // CreatingParents creates missing parents as containers (empty data, the provider's ACL).
