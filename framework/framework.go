@@ -273,7 +273,8 @@ func (f *Framework) Session() *Session {
 	return s
 }
 
-// Watches returns the number of live watches (set and not yet fired or invalidated).
+// Watches returns the number of live go-zookeeper watches (set and not yet fired or invalidated);
+// Watches that share one count once.
 func (f *Framework) Watches() int { return f.wm.Live() }
 
 // DefaultData returns the data used when Create is given nil data.

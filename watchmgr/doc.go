@@ -10,4 +10,7 @@
 // One-shot watches set with GetW, ExistsW or ChildrenW are handed to Track, which counts them
 // until go-zookeeper fires or invalidates them (Live) and lets a waiter wait for the event, its
 // context, or a session interruption (disconnect or expiry) that happened after the watch was set.
+// go-zookeeper cannot remove a watch, so Reserve lets a caller share the live watch of a kind and
+// path (reading with the plain request) instead of registering another: at most one go-zookeeper
+// watch per kind, path and session.
 package watchmgr

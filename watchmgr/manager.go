@@ -25,9 +25,12 @@ type Manager struct {
 	intr   chan struct{} // closed at the next disconnect/expiry, then replaced
 	closed bool
 
-	watches sync.WaitGroup      // Events forwarders still running
-	tracked map[*Watch]struct{} // watches that may still be live; pruned as they fire
-	pruneAt int                 // prune tracked when it reaches this size
+	watches sync.WaitGroup             // Events forwarders still running
+	tracked map[*zkWatch]struct{}      // go-zookeeper watches that may still be live; pruned as they fire
+	byKey   map[watchKey]*zkWatch      // the latest watch of each kind and path, for Reserve
+	pending map[watchKey]chan struct{} // registrations in progress, closed when they end
+	gen     uint64                     // session generation: incremented at each expiry
+	pruneAt int                        // prune tracked when it reaches this size
 }
 
 // New starts a Manager and its dispatcher goroutine. A nil logger discards. Call Close to stop it.
@@ -43,7 +46,9 @@ func New(logger *slog.Logger) *Manager {
 		subs:  make(map[int]func(zk.Event)),
 		intr:  make(chan struct{}),
 
-		tracked: make(map[*Watch]struct{}),
+		tracked: make(map[*zkWatch]struct{}),
+		byKey:   make(map[watchKey]*zkWatch),
+		pending: make(map[watchKey]chan struct{}),
 		pruneAt: minPrune,
 	}
 	go m.dispatch()
@@ -62,7 +67,7 @@ func (m *Manager) Callback() zk.EventCallback {
 			return
 		}
 		if ev.State == zk.StateDisconnected || ev.State == zk.StateExpired {
-			m.interrupt()
+			m.interrupt(ev.State == zk.StateExpired)
 		}
 		m.queue.push(ev)
 	}
@@ -96,6 +101,7 @@ func (m *Manager) Close() {
 		m.closed = true
 		close(m.intr)
 		clear(m.tracked)
+		clear(m.byKey)
 		m.mu.Unlock()
 		m.watches.Wait()
 	})
@@ -124,12 +130,15 @@ func (m *Manager) handle(ev zk.Event) {
 	}
 }
 
-// interrupt wakes every watch set before now.
-func (m *Manager) interrupt() {
+// interrupt wakes every watch set before now; after an expiry, no watch set before is shared.
+func (m *Manager) interrupt(expired bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return
+	}
+	if expired {
+		m.gen++
 	}
 	close(m.intr)
 	m.intr = make(chan struct{})
