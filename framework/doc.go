@@ -27,6 +27,13 @@
 // ZooKeeper's own subtree. The namespace node is created as a container the first time a create
 // with CreatingParents needs it.
 //
+// # Creates
+//
+// CreateIn returns the epoch a node was created in, so that a caller can check, when it decides
+// later, that the session deciding is the one that owns the node. CreateAndList sends the listing
+// of the parent right behind the create, on the same session, so that a lock's first decision
+// costs one round trip.
+//
 // # Cancellation
 //
 // go-zookeeper cannot cancel a request: a call whose ctx ends returns ctx's error at once while the

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/google/uuid"
 	"github.com/zkrecipes/zkrecipes/retry"
 	"github.com/zkrecipes/zkrecipes/watchmgr"
 )
@@ -33,6 +32,7 @@ type Framework struct {
 	hub        *listenerHub
 	negotiated atomic.Int64 // ms
 	requests   atomic.Int64
+	relists    atomic.Int64 // CreateAndList listings that had to be sent again
 
 	bgMu     sync.Mutex
 	bg       sync.WaitGroup // operation and background goroutines
@@ -42,8 +42,6 @@ type Framework struct {
 	bgCancel context.CancelFunc
 	authDone chan struct{} // closed once the digest credentials were sent (or none are configured)
 	sockets  *connTracker
-
-	protectedID func() string // the GUID source of protected creates; tests replace it
 }
 
 // New starts connecting to servers ("host:port") and returns at once, without blocking I/O. It
@@ -60,7 +58,7 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
 	f := &Framework{cfg: cfg, log: cfg.logger, quit: make(chan struct{}), hub: newListenerHub(cfg.logger),
-		authDone: make(chan struct{}), protectedID: uuid.NewString}
+		authDone: make(chan struct{})}
 	if cfg.namespace != "" {
 		f.ns = "/" + cfg.namespace
 	}

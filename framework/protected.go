@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/google/uuid"
@@ -43,22 +44,37 @@ type protectedCreate struct {
 	data     []byte
 	cc       *createConfig
 	sentBy   int64           // session that sent the last create
+	sentIn   *Session        // epoch current when the last create was sent
 	inFlight <-chan struct{} // closes when the last create request has ended
 	tried    bool
 	retried  bool // an attempt came after another: duplicates of our node may exist
 }
 
-// createProtected creates with a protection prefix. Before each retry it lists the parent and adopts
-// a node with our prefix (for ephemerals only if its owner is the session that sent the create;
-// otherwise that node is deleted in the background and a new one created). If the create finally
-// fails, any node with our prefix is deleted in the background.
-func (f *Framework) createProtected(ctx context.Context, p string, data []byte, cc *createConfig) (string, error) {
+// newProtectedID returns the GUID of a protected create of f; tests replace it (export_test.go).
+var newProtectedID atomic.Pointer[func(f *Framework) string]
+
+func init() {
+	id := func(*Framework) string { return uuid.NewString() }
+	newProtectedID.Store(&id)
+}
+
+// newProtectedCreate prepares a protected create of p (namespace-relative).
+func (f *Framework) newProtectedCreate(p string, data []byte, cc *createConfig) *protectedCreate {
 	full := f.full(p)
-	pc := &protectedCreate{f: f, parent: path.Dir(full), prefix: ProtectedPrefix(f.protectedID()), data: data, cc: cc}
+	pc := &protectedCreate{f: f, parent: path.Dir(full), prefix: ProtectedPrefix((*newProtectedID.Load())(f)),
+		data: data, cc: cc}
 	pc.full = path.Join(pc.parent, pc.prefix+path.Base(full))
+	return pc
+}
+
+// run creates with the protection prefix. Before each retry it lists the parent and adopts a node
+// with our prefix (for ephemerals only if its owner is the session that sent the create; otherwise
+// that node is deleted in the background and a new one created). If the create finally fails, any
+// node with our prefix is deleted in the background.
+func (pc *protectedCreate) run(ctx context.Context) (string, *Session, error) {
 	var created string
 	var lastErr error
-	err := f.retry(ctx, func(ctx context.Context) error {
+	err := pc.f.retry(ctx, func(ctx context.Context) error {
 		var err error
 		created, err = pc.attempt(ctx)
 		lastErr = err
@@ -68,12 +84,12 @@ func (f *Framework) createProtected(ctx context.Context, p string, data []byte, 
 		if pc.ambiguous(ctx, lastErr) {
 			pc.cleanupInBackground()
 		}
-		return "", err
+		return "", nil, err
 	}
 	if pc.retried {
 		pc.removeDuplicates(ctx, created)
 	}
-	return f.rel(created), nil
+	return pc.f.rel(created), pc.sentIn, nil
 }
 
 // attempt looks for our node (after a first try) and otherwise creates it.
@@ -87,8 +103,11 @@ func (pc *protectedCreate) attempt(ctx context.Context) (string, error) {
 	}
 	pc.tried = true
 	pc.sentBy = pc.f.conn.SessionID()
-	created, done, err := pc.f.createAttempt(ctx, pc.full, pc.data, pc.cc)
+	created, sess, done, err := pc.f.createAttempt(ctx, pc.full, pc.data, pc.cc)
 	pc.inFlight = done
+	if sess != nil {
+		pc.sentIn = sess
+	}
 	return created, err
 }
 
