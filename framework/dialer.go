@@ -3,8 +3,11 @@ package framework
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
+	"log/slog"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,24 +20,36 @@ import (
 // timeout) when the network is partitioned. Safe for concurrent use.
 type connTracker struct {
 	dial zk.Dialer
+	log  *slog.Logger
 
 	mu      sync.Mutex
 	conns   map[*trackedConn]struct{}
+	failed  map[string]error           // the last connect error of each address that has failed
 	creates map[string][]chan struct{} // awaitCreate's waiters, by the path of the create
 	waiting atomic.Int32               // len(creates): writes parse nothing while it is 0
 }
 
-func newConnTracker(d zk.Dialer) *connTracker {
+func newConnTracker(d zk.Dialer, log *slog.Logger) *connTracker {
 	if d == nil {
 		d = net.DialTimeout
 	}
-	return &connTracker{dial: d, conns: make(map[*trackedConn]struct{}), creates: make(map[string][]chan struct{})}
+	return &connTracker{dial: d, log: log, conns: make(map[*trackedConn]struct{}),
+		failed: make(map[string]error), creates: make(map[string][]chan struct{})}
 }
 
-// Dial implements zk.Dialer.
+// Dial implements zk.Dialer. A failed connect is logged at Warn with its address, and remembered
+// for ErrNoServer's message.
 func (t *connTracker) Dial(network, address string, timeout time.Duration) (net.Conn, error) {
 	c, err := t.dial(network, address, timeout)
+	t.mu.Lock()
 	if err != nil {
+		t.failed[address] = err
+	} else {
+		delete(t.failed, address)
+	}
+	t.mu.Unlock()
+	if err != nil {
+		t.log.Warn("framework: cannot connect to ZooKeeper", "addr", address, "err", err)
 		return nil, err
 	}
 	tc := &trackedConn{Conn: c, t: t}
@@ -43,6 +58,22 @@ func (t *connTracker) Dial(network, address string, timeout time.Duration) (net.
 	t.conns[tc] = struct{}{}
 	t.mu.Unlock()
 	return tc, nil
+}
+
+// noServer describes the connect failures behind go-zookeeper's ErrNoServer: each server with its
+// last connect error (or "no session" when it accepted the connection but gave none).
+func (t *connTracker) noServer(servers []string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	parts := make([]string, 0, len(servers))
+	for _, s := range servers {
+		if err := t.failed[s]; err != nil {
+			parts = append(parts, fmt.Sprintf("%s (%v)", s, err))
+		} else {
+			parts = append(parts, s+" (no session)")
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // closeAll closes every socket still open.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,8 @@ type Framework struct {
 	wm   *watchmgr.Manager
 	log  *slog.Logger
 	ns   string // "/ns" or ""
+	// servers is the server list given to New, named by ErrNoServer errors.
+	servers []string
 
 	st         stateMachine
 	hub        *listenerHub
@@ -92,7 +95,8 @@ func (f *Framework) connect(servers []string) error {
 		zk.WithEventCallback(f.onZKEvent),
 		zk.WithLogger(zkLogger{log: f.log, negotiated: &f.negotiated}),
 	}
-	f.sockets = newConnTracker(f.cfg.dialer)
+	f.servers = slices.Clone(servers)
+	f.sockets = newConnTracker(f.cfg.dialer, f.log)
 	all = append(all, zk.WithDialer(f.sockets.Dial))
 	all = append(all, f.cfg.zkOptions...)
 	// connOption is unexported: forward every option through one function literal.
