@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -60,18 +61,18 @@ func (t *connTracker) Dial(network, address string, timeout time.Duration) (net.
 	return tc, nil
 }
 
-// noServer describes the connect failures behind go-zookeeper's ErrNoServer: each server with its
-// last connect error (or "no session" when it accepted the connection but gave none).
+// noServer describes the connect failures behind go-zookeeper's ErrNoServer: each address whose
+// last connect failed, with its error (go-zookeeper dials resolved addresses); when none failed,
+// the servers, which accepted connections but gave no session.
 func (t *connTracker) noServer(servers []string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	parts := make([]string, 0, len(servers))
-	for _, s := range servers {
-		if err := t.failed[s]; err != nil {
-			parts = append(parts, fmt.Sprintf("%s (%v)", s, err))
-		} else {
-			parts = append(parts, s+" (no session)")
-		}
+	if len(t.failed) == 0 {
+		return strings.Join(servers, ", ") + " (connected, but no session)"
+	}
+	parts := make([]string, 0, len(t.failed))
+	for _, addr := range slices.Sorted(maps.Keys(t.failed)) {
+		parts = append(parts, fmt.Sprintf("%s (%v)", addr, t.failed[addr]))
 	}
 	return strings.Join(parts, ", ")
 }
