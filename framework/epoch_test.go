@@ -94,3 +94,39 @@ func waitSessionID(t *testing.T, f *framework.Framework, old int64) {
 		}
 	}
 }
+
+// A waiter woken by a disconnect finds its epoch already ended (StandardPolicy), so that it never
+// re-evaluates in an epoch that is about to end.
+func TestEpochEndsBeforeWaitersWake(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		f, p, s := proxied(t)
+		node := uniquePath(t)
+		if _, err := f.Create(testCtx(t), node, nil); err != nil {
+			t.Fatal(err)
+		}
+		epoch := f.Session()
+		_, _, w, err := f.GetW(testCtx(t), node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		woke := make(chan error, 1)
+		go func() {
+			_, err := w.Wait(testCtx(t))
+			if epoch.Err() == nil {
+				err = errors.New("woken while the epoch was live")
+			}
+			woke <- err
+		}()
+		p.DropConnections()
+		select {
+		case err := <-woke:
+			if !errors.Is(err, framework.ErrSessionInterrupted) {
+				t.Fatalf("round %d: Wait = %v", i, err)
+			}
+		case <-time.After(bound):
+			t.Fatal("waiter not woken by the disconnect")
+		}
+		s.expect(t, framework.Suspended, framework.Reconnected)
+		f.Close()
+	}
+}

@@ -2,6 +2,8 @@ package framework_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -114,4 +116,78 @@ func TestWatchesAreSharedPerKindAndPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectEvent(t, w, zk.EventNodeDataChanged)
+}
+
+// Sharing never hides a change: many goroutines read with GetW and wait (some giving up early)
+// while the node changes and the connection drops; whenever a wait ends without an event or an
+// interruption, the node must still be at the version that goroutine read.
+func TestSharedWatchesMissNoChange(t *testing.T) {
+	f, p, _ := proxied(t)
+	ctx := testCtx(t)
+	node := uniquePath(t)
+	if _, err := f.Create(ctx, node, nil); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	errs := make(chan error, 8)
+	for g := 0; g < 6; g++ {
+		go func() { errs <- watchLoop(ctx, f, node, g, stop) }()
+	}
+	for i := 0; i < 60; i++ {
+		if _, err := f.Set(ctx, node, []byte{byte(i)}, -1); err != nil {
+			t.Fatal(err)
+		}
+		if i%20 == 10 {
+			p.DropConnections()
+		}
+		time.Sleep(5 * time.Millisecond) // pacing the writer: let the readers interleave
+	}
+	close(stop)
+	for g := 0; g < 6; g++ {
+		select {
+		case err := <-errs:
+			if err != nil {
+				t.Error(err)
+			}
+		case <-time.After(bound):
+			t.Fatal("a reader did not stop")
+		}
+	}
+}
+
+// watchLoop reads and waits until stop; it reports a wait that timed out although the node had
+// changed since the read.
+func watchLoop(ctx context.Context, f *framework.Framework, node string, g int, stop <-chan struct{}) error {
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		_, stat, w, err := f.GetW(ctx, node)
+		if err != nil {
+			continue // a dropped connection: read again
+		}
+		patience := 2 * time.Second
+		if (g+i)%3 == 0 {
+			patience = time.Millisecond // gives up at once: leaves the watch to the sharers
+		}
+		wctx, cancel := context.WithTimeout(ctx, patience)
+		_, err = w.Wait(wctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || patience < time.Second {
+			continue
+		}
+		now, err := f.Exists(ctx, node)
+		if err != nil || now.Version == stat.Version {
+			continue
+		}
+		// The node changed: its event may just be late (it raced the deadline); give it time.
+		wctx, cancel = context.WithTimeout(ctx, bound/2)
+		_, err = w.Wait(wctx)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("reader %d: waited %v at version %d while the node went to %d", g, patience, stat.Version, now.Version)
+		}
+	}
 }
