@@ -188,7 +188,8 @@ func (f *Framework) createAttempt(ctx context.Context, full string, data []byte,
 
 // createNode sends one create request in the right flavour. The epoch is taken just before the
 // request: a reply proves that no disconnect or expiry came between, so it is the epoch of the
-// create (or, if the state machine had not yet seen a session change, an epoch that has ended).
+// create. If that epoch belongs to another session (the request was queued before a session
+// started), the epoch current after a reply is taken if its session is the one running then.
 func (f *Framework) createNode(ctx context.Context, full string, data []byte, cc *createConfig) (string, *Session, <-chan struct{}, error) {
 	flag, _ := cc.mode.flag()
 	sess := f.Session()
@@ -201,6 +202,11 @@ func (f *Framework) createNode(ctx context.Context, full string, data []byte, cc
 		}
 		return f.conn.Create(full, data, flag, cc.acl)
 	})
+	if id := f.conn.SessionID(); err == nil && sess.ID() != id {
+		if after := f.Session(); after.ID() == id {
+			sess = after
+		}
+	}
 	return created, sess, done, err
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/retry"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
@@ -182,5 +183,45 @@ func TestCreateAndListPipelines(t *testing.T) {
 		}
 	case <-time.After(bound):
 		t.Fatal("CreateAndList did not return")
+	}
+}
+
+// A create issued before the first session exists (no WaitConnected) reports the epoch of the
+// session that made the node, not the placeholder epoch of before the connection.
+func TestCreateInBeforeConnected(t *testing.T) {
+	p := zktest.NewProxy(t, shared.Member(0).Addr())
+	p.Blackhole(true)
+	f, err := framework.New(shared.Servers(), framework.WithDialer(p.Dialer()),
+		framework.WithConnectionTimeout(100*time.Millisecond), framework.WithRetryPolicy(retry.Forever(50*time.Millisecond)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := make(chan error, 1)
+	var sess *framework.Session
+	go func() {
+		var err error
+		_, sess, err = f.CreateIn(testCtx(t), uniquePath(t), nil, framework.WithMode(framework.Ephemeral))
+		out <- err
+	}()
+	deadline := time.After(bound)
+	for f.RequestsStarted() == 0 { // the create is issued before any session exists
+		select {
+		case <-deadline:
+			t.Fatal("the create was never issued")
+		case <-time.After(5 * time.Millisecond): // polling a counter: there is no event to await
+		}
+	}
+	p.Blackhole(false)
+	select {
+	case err := <-out:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(bound):
+		t.Fatal("CreateIn did not return")
+	}
+	if sess.ID() == 0 || sess.ID() != f.SessionID() || sess.Err() != nil {
+		t.Fatalf("epoch 0x%x (%v), session 0x%x; want the live epoch of the session", sess.ID(), sess.Err(), f.SessionID())
 	}
 }
