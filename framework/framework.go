@@ -69,6 +69,9 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 	f.st = stateMachine{policy: cfg.errorPolicy, timeout: f.sessionTimeout, post: f.posted,
 		log: func(msg string, args ...any) { f.log.Warn(msg, args...) }}
 	f.st.init()
+	if cfg.tracer != nil {
+		f.hub.add(func(s ConnectionState) { cfg.tracer(Trace{Kind: TraceState, Name: s.String(), State: s}) })
+	}
 	f.wm = watchmgr.New(cfg.logger)
 	f.wmCB = f.wm.Callback()
 	if err := f.connect(servers); err != nil {

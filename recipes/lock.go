@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -138,10 +139,12 @@ func (l *Lock) acquireLease(ctx context.Context, drv driver.Driver, try bool) (*
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	g, err := l.acquire(ctx, drv, try)
 	if err != nil {
 		return nil, fmt.Errorf("recipes: acquire %s: %w", l.path, err)
 	}
+	l.event(eventAcquired, g.path, time.Since(start), nil)
 	lease := newLease(l, g)
 	if l.opts.revoke != nil {
 		fn := l.opts.revoke

@@ -65,6 +65,7 @@ type contender struct {
 	name      string // its last segment
 	createdBy int64  // the session that created it
 	try       bool
+	queued    bool // the queued event was reported
 }
 
 // wait decides on children, a listing taken in epoch sess, and waits and lists again until
@@ -111,6 +112,12 @@ func (c *contender) step(ctx context.Context, children []string) (bool, error) {
 		return false, fmt.Errorf("%w: %s", ErrLocked, c.lock.path)
 	case ctx.Err() != nil:
 		return false, ctx.Err()
+	}
+	if !c.queued {
+		c.queued = true
+		c.lock.event(eventQueued, c.path, 0, nil)
+	}
+	switch {
 	case dec.WatchDir:
 		return c.waitDir(ctx, changed)
 	}
