@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
+)
+
+// execOptions are exec's own flags.
+type execOptions struct {
+	read, write bool
+	semaphore   int
+	timeout     time.Duration
+	try         bool
+	killGrace   time.Duration
+	name        string
+	path        string
+	argv        []string
+}
+
+// Defaults of exec's flags.
+const (
+	// defaultKillGrace: time for a command to clean up after SIGTERM, as
+	// systemd's and Docker's stop timeouts give.
+	defaultKillGrace = 10 * time.Second
+	// semaphoreTryWait bounds --try with --semaphore: the semaphore has no
+	// immediate try, and a free one is taken well within it.
+	semaphoreTryWait = 2 * time.Second
+	// releaseTimeout bounds the release after the command exited.
+	releaseTimeout = 10 * time.Second
+)
+
+// runExec is `zklock exec`.
+func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
+	o, err := parseExec(g, args)
+	if err != nil {
+		return helpOrUsage(err, "exec", io)
+	}
+	fw, err := g.connect(ctx, "exec", io)
+	if err != nil {
+		return err
+	}
+	defer fw.Close()
+	start := time.Now()
+	lease, err := acquireFor(ctx, fw, o)
+	if err != nil {
+		return acquireErr(ctx, o, err)
+	}
+	token, err := leaseToken(ctx, lease)
+	if err != nil {
+		releaseLease(lease, io)
+		return withCode(exitLost, fmt.Errorf("lock %s lost before the command started: %w", o.path, err))
+	}
+	if g.verbose {
+		fmt.Fprintf(io.err, "zklock: acquired %s (token %d) after %v\n", lease.Path(), token, time.Since(start).Round(time.Millisecond))
+	}
+	env := []string{"ZKLOCK_PATH=" + o.path, "ZKLOCK_NODE=" + lease.Path(), "ZKLOCK_TOKEN=" + strconv.FormatInt(token, 10)}
+	code, runErr := supervise(lease, o, env, io)
+	releaseLease(lease, io)
+	if g.verbose && runErr == nil {
+		fmt.Fprintf(io.err, "zklock: released %s; command exited %d\n", lease.Path(), code)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	return withCode(code, nil)
+}
+
+// parseExec parses exec's arguments: flags and PATH, "--", the command.
+func parseExec(g *globals, args []string) (execOptions, error) {
+	o := execOptions{killGrace: defaultKillGrace}
+	fs := g.flagSet("exec")
+	fs.BoolVar(&o.read, "read", false, "")
+	fs.BoolVar(&o.write, "write", false, "")
+	fs.IntVar(&o.semaphore, "semaphore", 0, "")
+	fs.DurationVar(&o.timeout, "timeout", 0, "")
+	fs.BoolVar(&o.try, "try", false, "")
+	fs.DurationVar(&o.killGrace, "kill-grace", o.killGrace, "")
+	fs.StringVar(&o.name, "name", "", "")
+	dash := slices.Index(args, "--")
+	if dash < 0 {
+		if _, err := parseInterleaved(fs, args); err != nil {
+			return o, err
+		}
+		return o, errors.New("missing '--' before the command")
+	}
+	pos, err := parseInterleaved(fs, args[:dash])
+	if err != nil {
+		return o, err
+	}
+	o.argv = args[dash+1:]
+	switch {
+	case len(pos) != 1:
+		return o, fmt.Errorf("want one lock PATH before '--', got %d arguments", len(pos))
+	case len(o.argv) == 0:
+		return o, errors.New("no command after '--'")
+	case btoi(o.read)+btoi(o.write)+btoi(o.semaphore != 0) > 1:
+		return o, errors.New("--read, --write and --semaphore exclude each other")
+	case o.semaphore < 0:
+		return o, fmt.Errorf("--semaphore %d: want at least 1", o.semaphore)
+	case o.timeout < 0 || o.killGrace < 0:
+		return o, errors.New("--timeout and --kill-grace must not be negative")
+	}
+	o.path = pos[0]
+	return o, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// acquireFor takes the lock o describes, under --timeout or --try.
+func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions) (*recipes.Lease, error) {
+	data := recipes.NewIdentity(o.name).Encode()
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	if o.semaphore > 0 {
+		s, err := recipes.NewSemaphore(fw, o.path, o.semaphore, recipes.WithLeaseData(data))
+		if err != nil {
+			return nil, err
+		}
+		if o.try {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, semaphoreTryWait)
+			defer cancel()
+		}
+		leases, err := s.Acquire(ctx, 1)
+		if err != nil {
+			return nil, err
+		}
+		return leases[0], nil
+	}
+	l, err := lockFor(fw, o, data)
+	if err != nil {
+		return nil, err
+	}
+	if o.try {
+		return l.TryAcquire(ctx)
+	}
+	return l.Acquire(ctx)
+}
+
+// locker is what the mutex and both sides of a read-write lock share.
+type locker interface {
+	Acquire(ctx context.Context) (*recipes.Lease, error)
+	TryAcquire(ctx context.Context) (*recipes.Lease, error)
+}
+
+func lockFor(fw *framework.Framework, o execOptions, data []byte) (locker, error) {
+	if !o.read && !o.write {
+		return recipes.NewMutex(fw, o.path, recipes.WithNodeData(data))
+	}
+	rw, err := recipes.NewReadWriteLock(fw, o.path, recipes.WithNodeData(data))
+	if err != nil {
+		return nil, err
+	}
+	if o.read {
+		return rw.ReadLock(), nil
+	}
+	return rw.WriteLock(), nil
+}
+
+// acquireErr gives a failed acquire its exit code.
+func acquireErr(ctx context.Context, o execOptions, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return withCode(exitInterrupted, fmt.Errorf("interrupted while waiting for %s", o.path))
+	case errors.Is(err, recipes.ErrLocked), o.try && errors.Is(err, context.DeadlineExceeded):
+		return withCode(exitBusy, fmt.Errorf("lock %s is busy", o.path))
+	case errors.Is(err, context.DeadlineExceeded):
+		return withCode(exitTimeout, fmt.Errorf("lock %s not acquired within --timeout %v", o.path, o.timeout))
+	}
+	return fmt.Errorf("acquiring %s: %w", o.path, err)
+}
+
+// leaseToken returns the lease's fencing token; 0 means the node is gone.
+func leaseToken(_ context.Context, l *recipes.Lease) (int64, error) {
+	t := l.Token()
+	if t == 0 {
+		return 0, errors.New("lock node is gone")
+	}
+	return t, nil
+}
+
+// releaseLease releases the lease, bounded, and reports a failure on stderr:
+// the node is then deleted in the background or with the session.
+func releaseLease(l *recipes.Lease, io stdio) {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	if err := l.Release(ctx); err != nil {
+		fmt.Fprintf(io.err, "zklock: release %s: %v\n", l.Path(), err)
+	}
+}
