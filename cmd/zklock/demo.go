@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -102,7 +103,7 @@ func (d *demo) connectWorkers(ctx context.Context, local *zktest.Cluster) error 
 			if err != nil {
 				return err
 			}
-			d.loss = &lossScene{proxy: p, server: local.Servers()[0]}
+			d.loss = &lossScene{proxy: p, server: local.Servers()[0], expired: make(chan struct{})}
 			g.servers = p.Addr()
 		}
 		quiet := stdio{out: d.io.out, err: discardUnlessVerbose(d.g.verbose, d.io.err), getenv: d.io.getenv}
@@ -183,10 +184,15 @@ func discardUnlessVerbose(verbose bool, w io.Writer) io.Writer {
 
 // lossScene expires one worker's session for real, once.
 type lossScene struct {
-	proxy  *zktest.Proxy
-	server string
-	done   bool
+	proxy   *zktest.Proxy
+	server  string
+	done    bool          // worker 0's own: the scene ran
+	expired chan struct{} // closed once the session was expired (or worker 0 ended)
+	once    sync.Once
 }
+
+// markExpired lets the other workers run their last round.
+func (l *lossScene) markExpired() { l.once.Do(func() { close(l.expired) }) }
 
 // expire ends the session the proxy's client holds, on the server itself.
 func (l *lossScene) expire(ctx context.Context) error {

@@ -31,7 +31,13 @@ func (w *worker) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if loss := w.d.loss; loss != nil && w.id == 0 {
+		defer loss.markExpired()
+	}
 	for r := 0; r < w.d.cfg.rounds; r++ {
+		if err := w.awaitScene(ctx, r); err != nil {
+			return err
+		}
 		lease, err := m.Acquire(ctx)
 		if err != nil {
 			return fmt.Errorf("worker %d: %w", w.id, err)
@@ -77,6 +83,21 @@ func (w *worker) hold(ctx context.Context, m *recipes.InterProcessMutex, lease *
 	return w.failedWrite(lease, w.d.fence.exit(ctx, w.fw, lease, token, w.name(), version))
 }
 
+// awaitScene keeps the other workers' last round until worker 0's session
+// was expired, so that one of them takes the lock over and writes the
+// resource with a newer token.
+func (w *worker) awaitScene(ctx context.Context, round int) error {
+	if w.d.loss == nil || w.id == 0 || round != w.d.cfg.rounds-1 {
+		return nil
+	}
+	select {
+	case <-w.d.loss.expired:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // failedWrite reports a resource write that failed: an overlap is counted
 // (the verdict fails the run), a lost lock is shown, anything else is an
 // error.
@@ -106,7 +127,9 @@ func (w *worker) lost(lease *recipes.Lease) error {
 func (w *worker) loseLock(ctx context.Context, lease *recipes.Lease, token int64, leave func()) error {
 	w.d.loss.done = true
 	w.d.say("worker %d: (scene) expiring worker %d's session on the server while it holds the lock...", w.id, w.id)
-	if err := w.d.loss.expire(ctx); err != nil {
+	err := w.d.loss.expire(ctx)
+	w.d.loss.markExpired()
+	if err != nil {
 		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -121,7 +144,7 @@ func (w *worker) loseLock(ctx context.Context, lease *recipes.Lease, token int64
 	if err := w.d.fence.waitPast(wctx, w.d.workers[1].fw, token); err != nil {
 		return fmt.Errorf("waiting for the next holder's write: %w", err)
 	}
-	_, err := w.d.fence.enter(ctx, w.d.workers[1].fw, nil, token, w.name()+" (stale)")
+	_, err = w.d.fence.enter(ctx, w.d.workers[1].fw, nil, token, w.name()+" (stale)")
 	if !errors.Is(err, errStale) {
 		return fmt.Errorf("the stale write was not refused: %v", err)
 	}
