@@ -149,10 +149,8 @@ func (g *globals) connect(ctx context.Context, cmd string, io stdio) (*framework
 	return fw, nil
 }
 
-// traceSession prints the session id now and every connection state change.
+// traceSession prints the session id; the framework's logger, at Debug
+// under --verbose, reports the connection states and the lock events.
 func (g *globals) traceSession(fw *framework.Framework, w io.Writer) {
 	fmt.Fprintf(w, "zklock: session 0x%x established\n", fw.SessionID())
-	fw.AddListener(func(s framework.ConnectionState) {
-		fmt.Fprintf(w, "zklock: connection %s, session 0x%x\n", s, fw.SessionID())
-	})
 }

@@ -48,6 +48,9 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 	}
 	defer fw.Close()
 	start := time.Now()
+	if g.verbose {
+		fmt.Fprintf(io.err, "zklock: waiting for %s\n", o.path)
+	}
 	lease, err := acquireFor(ctx, fw, o)
 	if err != nil {
 		return acquireErr(ctx, o, err)

@@ -23,7 +23,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	env := stdio{out: os.Stdout, err: os.Stderr, getenv: os.Getenv}
 	code := exitCode(reportErr(env.err, run(ctx, os.Args[1:], env)))

@@ -21,6 +21,9 @@ func supervise(lease *recipes.Lease, o execOptions, env []string, io stdio) (int
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
+	if err := lease.Err(); err != nil {
+		return 0, withCode(exitLost, fmt.Errorf("lock lost before %s started: %w", o.argv[0], err))
+	}
 	c, err := startChild(o.argv, env)
 	if err != nil {
 		return 0, err
