@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -20,6 +21,7 @@ type execOptions struct {
 	try         bool
 	killGrace   time.Duration
 	name        string
+	revocable   bool
 	path        string
 	argv        []string
 }
@@ -51,7 +53,8 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 	if g.verbose {
 		fmt.Fprintf(io.err, "zklock: waiting for %s\n", o.path)
 	}
-	lease, err := acquireFor(ctx, fw, o)
+	revoked := make(chan struct{})
+	lease, err := acquireFor(ctx, fw, o, sync.OnceFunc(func() { close(revoked) }))
 	if err != nil {
 		return acquireErr(ctx, o, err)
 	}
@@ -64,7 +67,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 		fmt.Fprintf(io.err, "zklock: acquired %s (token %d) after %v\n", lease.Path(), token, time.Since(start).Round(time.Millisecond))
 	}
 	env := []string{"ZKLOCK_PATH=" + o.path, "ZKLOCK_NODE=" + lease.Path(), "ZKLOCK_TOKEN=" + strconv.FormatInt(token, 10)}
-	code, runErr := supervise(lease, o, env, io)
+	code, runErr := supervise(lease, revoked, o, env, io)
 	releaseLease(lease, io)
 	if g.verbose && runErr == nil {
 		fmt.Fprintf(io.err, "zklock: released %s; command exited %d\n", lease.Path(), code)
@@ -86,6 +89,7 @@ func parseExec(g *globals, args []string) (execOptions, error) {
 	fs.BoolVar(&o.try, "try", false, "")
 	fs.DurationVar(&o.killGrace, "kill-grace", o.killGrace, "")
 	fs.StringVar(&o.name, "name", "", "")
+	fs.BoolVar(&o.revocable, "revocable", false, "")
 	dash := slices.Index(args, "--")
 	if dash < 0 {
 		if _, err := parseInterleaved(fs, args); err != nil {
@@ -105,6 +109,8 @@ func parseExec(g *globals, args []string) (execOptions, error) {
 		return o, errors.New("no command after '--'")
 	case btoi(o.read)+btoi(o.write)+btoi(o.semaphore != 0) > 1:
 		return o, errors.New("--read, --write and --semaphore exclude each other")
+	case o.revocable && o.semaphore != 0:
+		return o, errors.New("--revocable applies to locks, not to --semaphore leases")
 	case o.semaphore < 0:
 		return o, fmt.Errorf("--semaphore %d: want at least 1", o.semaphore)
 	case o.timeout < 0 || o.killGrace < 0:
@@ -121,8 +127,9 @@ func btoi(b bool) int {
 	return 0
 }
 
-// acquireFor takes the lock o describes, under --timeout or --try.
-func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions) (*recipes.Lease, error) {
+// acquireFor takes the lock o describes, under --timeout or --try; with
+// --revocable, onRevoke runs when someone asks the holder to release.
+func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, onRevoke func()) (*recipes.Lease, error) {
 	data := recipes.NewIdentity(o.name).Encode()
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
@@ -145,7 +152,7 @@ func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions) (*r
 		}
 		return leases[0], nil
 	}
-	l, err := lockFor(fw, o, data)
+	l, err := lockFor(fw, o, data, onRevoke)
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +168,15 @@ type locker interface {
 	TryAcquire(ctx context.Context) (*recipes.Lease, error)
 }
 
-func lockFor(fw *framework.Framework, o execOptions, data []byte) (locker, error) {
-	if !o.read && !o.write {
-		return recipes.NewMutex(fw, o.path, recipes.WithNodeData(data))
+func lockFor(fw *framework.Framework, o execOptions, data []byte, onRevoke func()) (locker, error) {
+	opts := []recipes.MutexOption{recipes.WithNodeData(data)}
+	if o.revocable {
+		opts = append(opts, recipes.WithRevocation(func(*recipes.Lease) { onRevoke() }))
 	}
-	rw, err := recipes.NewReadWriteLock(fw, o.path, recipes.WithNodeData(data))
+	if !o.read && !o.write {
+		return recipes.NewMutex(fw, o.path, opts...)
+	}
+	rw, err := recipes.NewReadWriteLock(fw, o.path, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -257,3 +257,71 @@ func TestExecStopsLeftovers(t *testing.T) {
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	eventually(t, 10*time.Second, "the background job to be reaped", func() bool { return pid > 0 && gone(pid) })
 }
+
+// A signal while zklock waits for the lock ends it with exitInterrupted,
+// its queued node deleted, the command never started.
+func TestExecInterruptedWhileWaiting(t *testing.T) {
+	zk := server(t)
+	fw := connect(t, zk.Servers())
+	p := lockPath(t)
+	m, _ := recipes.NewMutex(fw, p)
+	held, err := m.Acquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release(ctxFor(t, 10*time.Second))
+	pr := startZklock(t, execArgs(t, zk.ConnectString(), nil, p, "exit", "0")...)
+	eventually(t, 30*time.Second, "zklock to queue", func() bool {
+		kids, _, _ := fw.Children(ctxFor(t, 10*time.Second), p)
+		return len(kids) == 2
+	})
+	pr.cmd.Process.Signal(syscall.SIGINT)
+	if code := pr.wait(t, 20*time.Second); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, pr.stderr)
+	}
+	if kids, _, err := fw.Children(ctxFor(t, 10*time.Second), p); err != nil || len(kids) != 1 {
+		t.Fatalf("after the interrupt the lock has %v (%v), want only the holder", kids, err)
+	}
+}
+
+// holders shows zklock's identity; zklock revoke stops a --revocable
+// holder's command, which exits 77; a holder without --revocable ignores it.
+func TestExecRevocable(t *testing.T) {
+	zk := server(t)
+	srv := zk.ConnectString()
+	for _, revocable := range []bool{true, false} {
+		t.Run(fmt.Sprint("revocable=", revocable), func(t *testing.T) {
+			p := lockPath(t)
+			flags := []string{"--name", "nightly", "--kill-grace", "2s"}
+			if revocable {
+				flags = append(flags, "--revocable")
+			}
+			pr := startZklock(t, execArgs(t, srv, flags, p, "wait")...)
+			pr.expect(t, "ready", 30*time.Second)
+			r := holdersJSON(t, srv, p)
+			if len(r.Holders) != 1 {
+				t.Fatalf("holders %+v, want one", r.Holders)
+			}
+			// A revocable node carries empty data today (recipes.WithRevocation,
+			// as Curator's makeRevocable); only the plain lock shows the identity.
+			if h := r.Holders[0]; !revocable && (h.Identity == nil || h.Identity.Name != "nightly" ||
+				h.Identity.PID != pr.cmd.Process.Pid || h.Origin != recipes.OriginGo) {
+				t.Fatalf("holder %+v, want zklock's identity (pid %d)", h, pr.cmd.Process.Pid)
+			}
+			if _, errOut, code := runZklock(t, "--servers", srv, "revoke", r.Holders[0].Node); code != 0 {
+				t.Fatalf("revoke: exit %d\n%s", code, errOut)
+			}
+			if !revocable {
+				pr.cmd.Process.Signal(syscall.SIGTERM)
+			}
+			pr.expect(t, "got terminated", 20*time.Second)
+			want := 3
+			if revocable {
+				want = exitRevoked
+			}
+			if code := pr.wait(t, 20*time.Second); code != want {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, want, pr.stderr)
+			}
+		})
+	}
+}

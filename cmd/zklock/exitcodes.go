@@ -21,6 +21,7 @@ const (
 	exitBusy        = 73  // exec --try: the lock is held by someone else
 	exitTimeout     = 75  // exec --timeout: the lock was not acquired in time
 	exitLost        = 76  // exec: the lock was lost (or may be) while the command ran; it was stopped
+	exitRevoked     = 77  // exec --revocable: someone asked for the lock (zklock revoke); the command was stopped
 	exitCannotRun   = 126 // exec: the command was found but could not be started
 	exitNotFound    = 127 // exec: the command was not found
 	exitInterrupted = 130 // SIGINT or SIGTERM before the command started

@@ -26,6 +26,7 @@ const exitCodesHelp = `Exit codes:
   73    exec --try: the lock is busy
   75    exec --timeout: the lock was not acquired in time
   76    exec: the lock was lost while the command ran; the command was stopped
+  77    exec --revocable: the lock was revoked (zklock revoke); the command was stopped
   126   exec: the command could not be started
   127   exec: the command was not found
   130   interrupted (SIGINT or SIGTERM) before the command started
@@ -55,7 +56,7 @@ Example:
 }
 
 const execUsage = `Usage: zklock exec [--read | --write | --semaphore N] [--timeout D] [--try]
-                   [--kill-grace D] [--name NAME] PATH -- CMD [ARGS...]
+                   [--kill-grace D] [--name NAME] [--revocable] PATH -- CMD [ARGS...]
 
 Acquire a lock at PATH, run CMD while it is held, release it when CMD exits.
 By default the lock is an InterProcessMutex; --read and --write take one side
@@ -85,6 +86,8 @@ Flags:
                     --semaphore it waits at most 2s, as the semaphore has no try
   --kill-grace D    time between SIGTERM and SIGKILL (default 10s)
   --name NAME       a name stored in the lock node with host and pid, shown by holders
+  --revocable       honour 'zklock revoke' (and Curator's Revoker): stop CMD as on a
+                    lost lock, exit 77 (not with --semaphore)
 
 Examples:
   zklock exec --timeout 1m /locks/backup -- ./backup.sh
@@ -115,7 +118,7 @@ const revokeUsage = `Usage: zklock revoke NODE
 Ask the holder of the lock node NODE (a path that 'zklock holders' prints) to
 release it, by writing "__REVOKE__" into it as Curator's Revoker does.
 Revocation is cooperative: only a holder that made its lock revocable
-reacts. A node that is already gone is not an error.
+reacts ('zklock exec --revocable', Curator's makeRevocable). A node that is already gone is not an error.
 
 Example:
   zklock revoke /locks/backup/_c_0f1e9d0c-8c5e-4b8e-9d39-6a4c2b1f7e21-lock-0000000007
