@@ -128,11 +128,14 @@ func (g *globals) connect(ctx context.Context, cmd string, io stdio) (*framework
 	if err != nil {
 		return nil, usageErr(cmd, "%v", err)
 	}
-	fmt.Fprintf(io.err, "zklock: connecting to %s (timeout %v)\n", strings.Join(servers, ","), g.connectTimeout)
 	fw, err := framework.New(servers, opts...)
+	if errors.Is(err, framework.ErrInvalidOption) {
+		return nil, usageErr(cmd, "%v", err)
+	}
 	if err != nil {
 		return nil, withCode(exitConnect, fmt.Errorf("connecting to %s: %w", strings.Join(servers, ","), err))
 	}
+	fmt.Fprintf(io.err, "zklock: connecting to %s (timeout %v)\n", strings.Join(servers, ","), g.connectTimeout)
 	wctx, cancel := context.WithTimeout(ctx, g.connectTimeout)
 	defer cancel()
 	if err := fw.WaitConnected(wctx); err != nil {

@@ -67,7 +67,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 		fmt.Fprintf(io.err, "zklock: acquired %s (token %d) after %v\n", lease.Path(), token, time.Since(start).Round(time.Millisecond))
 	}
 	env := []string{"ZKLOCK_PATH=" + o.path, "ZKLOCK_NODE=" + lease.Path(), "ZKLOCK_TOKEN=" + strconv.FormatInt(token, 10)}
-	code, runErr := supervise(lease, revoked, o, env, io)
+	code, runErr := supervise(ctx, lease, revoked, o, env, io)
 	releaseLease(lease, io)
 	if g.verbose && runErr == nil {
 		fmt.Fprintf(io.err, "zklock: released %s; command exited %d\n", lease.Path(), code)

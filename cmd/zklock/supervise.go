@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -18,10 +19,16 @@ var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 // When the lease ends first, or revoked closes (--revocable), the command's
 // group gets SIGTERM, then SIGKILL after --kill-grace, and the error carries
 // exitLost or exitRevoked.
-func supervise(lease *recipes.Lease, revoked <-chan struct{}, o execOptions, env []string, io stdio) (int, error) {
+//
+// ctx ends on a signal that arrived before supervise listened: the command
+// is then not started.
+func supervise(ctx context.Context, lease *recipes.Lease, revoked <-chan struct{}, o execOptions, env []string, io stdio) (int, error) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
+	if ctx.Err() != nil {
+		return 0, withCode(exitInterrupted, fmt.Errorf("interrupted before %s started", o.argv[0]))
+	}
 	if err := lease.Err(); err != nil {
 		return 0, withCode(exitLost, fmt.Errorf("lock lost before %s started: %w", o.argv[0], err))
 	}
@@ -49,7 +56,12 @@ func supervise(lease *recipes.Lease, revoked <-chan struct{}, o execOptions, env
 			c.signal(s.(syscall.Signal))
 		case <-done:
 			done, revoked = nil, nil
-			stop(withCode(exitLost, fmt.Errorf("lock lost while %s ran: %w", o.argv[0], lease.Err())))
+			lost := withCode(exitLost, fmt.Errorf("lock lost while %s ran: %w", o.argv[0], lease.Err()))
+			if ended != nil { // already stopping after a revocation: report the loss
+				ended = lost
+				continue
+			}
+			stop(lost)
 		case <-revoked:
 			revoked = nil
 			stop(withCode(exitRevoked, fmt.Errorf("revocation of %s requested while %s ran", lease.Path(), o.argv[0])))
