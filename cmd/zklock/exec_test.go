@@ -14,6 +14,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // The command sees the lock path, its node and the token; zklock exits with
@@ -212,10 +213,14 @@ func TestExecForwardsSignals(t *testing.T) {
 // with exitLost. --verbose reports the session id.
 func TestExecLostLockStopsCommand(t *testing.T) {
 	zk := server(t)
-	for _, tt := range []struct{ mode, want string }{{"wait", "got terminated"}, {"ignore", ""}} {
-		t.Run(tt.mode, func(t *testing.T) {
-			proxy := startProxy(t, zk.Servers()[0])
-			pr := startZklock(t, append([]string{"--verbose", "--session-timeout", "4s"},
+	for _, tt := range []struct{ mode, policy, want string }{
+		{"wait", "standard", "got terminated"},
+		{"ignore", "standard", ""},
+		{"wait", "session", "got terminated"},
+	} {
+		t.Run(tt.mode+"-"+tt.policy, func(t *testing.T) {
+			proxy := zktest.NewProxy(t, zk.Servers()[0])
+			pr := startZklock(t, append([]string{"--verbose", "--session-timeout", "4s", "--error-policy", tt.policy},
 				execArgs(t, proxy.Addr(), []string{"--kill-grace", "1s"}, lockPath(t), tt.mode)...)...)
 			ready := pr.expect(t, "ready", 30*time.Second)
 			pid, _ := strconv.Atoi(strings.TrimPrefix(ready, "ready "))
@@ -223,7 +228,7 @@ func TestExecLostLockStopsCommand(t *testing.T) {
 			if want := fmt.Sprintf("session 0x%x established", id); !strings.Contains(pr.stderr.String(), want) {
 				t.Fatalf("--verbose did not report %q:\n%s", want, pr.stderr)
 			}
-			if err := expireSession(t, zk.Servers()[0], id, passwd); err != nil {
+			if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, passwd); err != nil {
 				t.Fatal(err)
 			}
 			if tt.want != "" {
@@ -321,6 +326,38 @@ func TestExecRevocable(t *testing.T) {
 			}
 			if code := pr.wait(t, 20*time.Second); code != want {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, want, pr.stderr)
+			}
+		})
+	}
+}
+
+// --error-policy on a dropped connection (the session survives): standard
+// stops the command (Suspended may mean lost), session lets it run on.
+func TestExecErrorPolicyOnDisconnect(t *testing.T) {
+	zk := server(t)
+	for _, tt := range []struct {
+		policy string
+		want   int
+	}{{"standard", exitLost}, {"session", 3}} {
+		t.Run(tt.policy, func(t *testing.T) {
+			proxy := zktest.NewProxy(t, zk.Servers()[0])
+			// --revocable keeps a data watch on our node: go-zookeeper
+			// re-sends it after reconnecting, which shows the reconnect.
+			pr := startZklock(t, append([]string{"--session-timeout", "10s", "--error-policy", tt.policy},
+				execArgs(t, proxy.Addr(), []string{"--revocable"}, lockPath(t), "wait")...)...)
+			pr.expect(t, "ready", 30*time.Second)
+			proxy.ResetCounts()
+			proxy.DropConnections()
+			if tt.policy == "session" {
+				eventually(t, 20*time.Second, "the reconnect", func() bool {
+					r := proxy.Requests()
+					return r[zktest.OpSetWatches]+r[zktest.OpSetWatches2] > 0
+				})
+				pr.cmd.Process.Signal(syscall.SIGTERM)
+			}
+			pr.expect(t, "got terminated", 20*time.Second)
+			if code := pr.wait(t, 20*time.Second); code != tt.want {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.want, pr.stderr)
 			}
 		})
 	}
