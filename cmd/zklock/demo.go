@@ -34,7 +34,7 @@ func runDemo(ctx context.Context, g *globals, args []string, std stdio) error {
 	if len(g.serverList()) == 0 {
 		fmt.Fprintln(std.out, "no --servers and no $ZK_SERVERS: starting a local ZooKeeper (zktest)...")
 		if local, err = zktest.Launch(); err != nil {
-			return withCode(exitConnect, err)
+			return withCode(exitFailure, fmt.Errorf("starting a local ZooKeeper: %w", err))
 		}
 		defer local.Close()
 		g.servers = local.ConnectString()
