@@ -75,7 +75,9 @@ are forwarded to it. When the lock may be lost (session Suspended or Lost, per
 --error-policy), CMD's process group gets SIGTERM, then SIGKILL after
 --kill-grace, and zklock exits 76. When CMD exits, what is left of its
 process group is stopped the same way and the lock is released; zklock exits
-with CMD's exit code.
+with CMD's exit code. As CMD is not the terminal's foreground job, a CMD
+that reads the terminal is stopped (SIGTTIN): give it input from a file or
+a pipe.
 
 Flags:
   --read            take the read lock (shared with other readers)
