@@ -31,9 +31,8 @@ const (
 	// defaultKillGrace: time for a command to clean up after SIGTERM, as
 	// systemd's and Docker's stop timeouts give.
 	defaultKillGrace = 10 * time.Second
-	// semaphoreTryWait bounds --try with --semaphore: the semaphore has no
-	// immediate try, and a free one is taken well within it.
-	semaphoreTryWait = 2 * time.Second
+	// tokenTimeout bounds reading the fencing token (usually known already).
+	tokenTimeout = 10 * time.Second
 	// releaseTimeout bounds the release after the command exited.
 	releaseTimeout = 10 * time.Second
 )
@@ -129,7 +128,7 @@ func btoi(b bool) int {
 
 // acquireFor takes the lock o describes, under --timeout or --try; with
 // --revocable, onRevoke runs when someone asks the holder to release.
-func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, onRevoke func()) (*recipes.Lease, error) {
+func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, onRevoke func()) (recipes.Held, error) {
 	data := recipes.NewIdentity(o.name).Encode()
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
@@ -137,29 +136,42 @@ func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, onR
 		defer cancel()
 	}
 	if o.semaphore > 0 {
-		s, err := recipes.NewSemaphore(fw, o.path, o.semaphore, recipes.WithLeaseData(data))
-		if err != nil {
-			return nil, err
-		}
-		if o.try {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, semaphoreTryWait)
-			defer cancel()
-		}
-		leases, err := s.Acquire(ctx, 1)
-		if err != nil {
-			return nil, err
-		}
-		return leases[0], nil
+		return acquireLease(ctx, fw, o, data)
 	}
 	l, err := lockFor(fw, o, data, onRevoke)
 	if err != nil {
 		return nil, err
 	}
 	if o.try {
-		return l.TryAcquire(ctx)
+		return held(l.TryAcquire(ctx))
 	}
-	return l.Acquire(ctx)
+	return held(l.Acquire(ctx))
+}
+
+// acquireLease takes one lease of a semaphore admitting o.semaphore holders.
+func acquireLease(ctx context.Context, fw *framework.Framework, o execOptions, data []byte) (recipes.Held, error) {
+	s, err := recipes.NewSemaphore(fw, o.path, o.semaphore, recipes.WithLeaseData(data))
+	if err != nil {
+		return nil, err
+	}
+	acquire := s.Acquire
+	if o.try {
+		acquire = s.TryAcquire
+	}
+	leases, err := acquire(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	return leases[0], nil
+}
+
+// held turns a lease and its error into a Held, nil on error (never a
+// typed nil in an interface).
+func held(l *recipes.Lease, err error) (recipes.Held, error) {
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // locker is what the mutex and both sides of a read-write lock share.
@@ -169,7 +181,7 @@ type locker interface {
 }
 
 func lockFor(fw *framework.Framework, o execOptions, data []byte, onRevoke func()) (locker, error) {
-	opts := []recipes.MutexOption{recipes.WithNodeData(data)}
+	opts := []recipes.LockOption{recipes.WithNodeData(data)}
 	if o.revocable {
 		opts = append(opts, recipes.WithRevocation(func(*recipes.Lease) { onRevoke() }))
 	}
@@ -191,7 +203,7 @@ func acquireErr(ctx context.Context, o execOptions, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return withCode(exitInterrupted, fmt.Errorf("interrupted while waiting for %s", o.path))
-	case errors.Is(err, recipes.ErrLocked), o.try && errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, recipes.ErrLocked):
 		return withCode(exitBusy, fmt.Errorf("lock %s is busy", o.path))
 	case errors.Is(err, context.DeadlineExceeded):
 		return withCode(exitTimeout, fmt.Errorf("lock %s not acquired within --timeout %v", o.path, o.timeout))
@@ -199,18 +211,16 @@ func acquireErr(ctx context.Context, o execOptions, err error) error {
 	return fmt.Errorf("acquiring %s: %w", o.path, err)
 }
 
-// leaseToken returns the lease's fencing token; 0 means the node is gone.
-func leaseToken(_ context.Context, l *recipes.Lease) (int64, error) {
-	t := l.Token()
-	if t == 0 {
-		return 0, errors.New("lock node is gone")
-	}
-	return t, nil
+// leaseToken returns the lease's fencing token, bounded by tokenTimeout.
+func leaseToken(ctx context.Context, l recipes.Held) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, tokenTimeout)
+	defer cancel()
+	return l.Token(ctx)
 }
 
 // releaseLease releases the lease, bounded, and reports a failure on stderr:
 // the node is then deleted in the background or with the session.
-func releaseLease(l *recipes.Lease, io stdio) {
+func releaseLease(l recipes.Held, io stdio) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
 	if err := l.Release(ctx); err != nil {

@@ -307,10 +307,8 @@ func TestExecRevocable(t *testing.T) {
 			if len(r.Holders) != 1 {
 				t.Fatalf("holders %+v, want one", r.Holders)
 			}
-			// A revocable node carries empty data today (recipes.WithRevocation,
-			// as Curator's makeRevocable); only the plain lock shows the identity.
-			if h := r.Holders[0]; !revocable && (h.Identity == nil || h.Identity.Name != "nightly" ||
-				h.Identity.PID != pr.cmd.Process.Pid || h.Origin != recipes.OriginGo) {
+			if h := r.Holders[0]; h.Identity == nil || h.Identity.Name != "nightly" ||
+				h.Identity.PID != pr.cmd.Process.Pid || h.Origin != recipes.OriginGo {
 				t.Fatalf("holder %+v, want zklock's identity (pid %d)", h, pr.cmd.Process.Pid)
 			}
 			if _, errOut, code := runZklock(t, "--servers", srv, "revoke", r.Holders[0].Node); code != 0 {

@@ -73,17 +73,24 @@ func collectHolders(ctx context.Context, fw *framework.Framework, p string, now 
 	return r, nil
 }
 
-// decide applies the predicate of node i's kind. A reader whose session
-// holds the first writer holds too: it is a downgrade.
+// decide applies the predicate of node i's kind. A reader with the sequence
+// and the session of a listed writer is that writer's downgrade.
 func decide(nodes []nodeInfo, names []string, i int) driver.Decision {
+	v := driver.View{Sorted: names, Index: i}
 	switch nodes[i].Kind {
 	case "read":
-		first := nodes[0]
-		return driver.Read(func() bool { return first.Kind == "write" && first.owner == nodes[i].owner }).Decide(names, i)
+		writer := ""
+		for _, n := range nodes {
+			if n.Kind == "write" && n.owner == nodes[i].owner &&
+				driver.KeyAfter(n.name, driver.WriteLockName) == driver.KeyAfter(nodes[i].name, driver.ReadLockName) {
+				writer = n.name
+			}
+		}
+		return driver.Read(writer).Decide(v)
 	case "write":
-		return driver.Write().Decide(names, i)
+		return driver.Write().Decide(v)
 	}
-	return driver.Exclusive().Decide(names, i)
+	return driver.Exclusive().Decide(v)
 }
 
 // collectSemaphore splits a semaphore's leases: the newest lease of the

@@ -29,15 +29,16 @@ func holdersJSON(t *testing.T, servers, p string) holdersReport {
 }
 
 // queueBehind starts acquire on a goroutine and waits until dir has n
-// children; the lease (or nil) arrives on the returned channel.
-func queueBehind(t *testing.T, fw *framework.Framework, dir string, n int, acquire func(context.Context) (*recipes.Lease, error)) <-chan *recipes.Lease {
+// children; the lease is released at cleanup.
+func queueBehind[L recipes.Held](t *testing.T, fw *framework.Framework, dir string, n int, acquire func(context.Context) (L, error)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	got := make(chan *recipes.Lease, 1)
+	got := make(chan recipes.Held, 1)
 	go func() {
 		l, err := acquire(ctx)
 		if err != nil {
-			l = nil
+			got <- nil
+			return
 		}
 		got <- l
 	}()
@@ -51,7 +52,6 @@ func queueBehind(t *testing.T, fw *framework.Framework, dir string, n int, acqui
 		kids, _, _ := fw.Children(ctxFor(t, 10*time.Second), dir)
 		return len(kids) == n
 	})
-	return got
 }
 
 // A Curator holder and a Go waiter: holders lists Java first, then Go, with
@@ -142,7 +142,7 @@ func TestHoldersSemaphore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := func(ctx context.Context) (*recipes.Lease, error) {
+	one := func(ctx context.Context) (*recipes.SemaphoreLease, error) {
 		ls, err := s.Acquire(ctx, 1)
 		if err != nil {
 			return nil, err

@@ -22,7 +22,7 @@ var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 //
 // ctx ends on a signal that arrived before supervise listened: the command
 // is then not started.
-func supervise(ctx context.Context, lease *recipes.Lease, revoked <-chan struct{}, o execOptions, env []string, io stdio) (int, error) {
+func supervise(ctx context.Context, lease recipes.Held, revoked <-chan struct{}, o execOptions, env []string, io stdio) (int, error) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)

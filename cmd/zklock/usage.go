@@ -84,8 +84,7 @@ Flags:
   --write           take the write lock (exclusive)
   --semaphore N     take one lease of a semaphore admitting N holders
   --timeout D       give up after D (exit 75); default: wait for ever
-  --try             give up at once if the lock is busy (exit 73); with
-                    --semaphore it waits at most 2s, as the semaphore has no try
+  --try             give up at once if the lock is busy (exit 73)
   --kill-grace D    time between SIGTERM and SIGKILL (default 10s)
   --name NAME       a name stored in the lock node with host and pid, shown by holders
   --revocable       honour 'zklock revoke' (and Curator's Revoker): stop CMD as on a
