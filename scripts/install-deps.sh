@@ -10,17 +10,19 @@ case "$what" in
   *) echo "usage: $0 [demo|test]" >&2; exit 64 ;;
 esac
 
+# INSTALL_DEPS_ROOT prefixes the files checked (scripts/install_deps_test.go points it at a fake tree).
+root=${INSTALL_DEPS_ROOT:-}
 need=()
 # ZooKeeper 3.8 (zktest runs its jar; the package brings a Java runtime).
-[ -e /usr/share/java/zookeeper.jar ] || need+=(zookeeper)
+[ -e "$root/usr/share/java/zookeeper.jar" ] || need+=(zookeeper)
 if [ "$what" = test ]; then
   # Curator 5.4 jars: the interop tests contend with a Java InterProcessMutex on the same lock path.
-  [ -e /usr/share/java/curator-recipes.jar ] || need+=(libcurator-recipes-java)
+  [ -e "$root/usr/share/java/curator-recipes.jar" ] || need+=(libcurator-recipes-java)
   # javac compiles the Curator contender (and brings java).
   command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
   # kazoo for Debian's python3: the benchmark's kazoo peer is tested too (it skips only when missing).
-  /usr/bin/python3 -c 'import kazoo' >/dev/null 2>&1 || need+=(python3-kazoo)
-elif ! command -v java >/dev/null 2>&1 && [ -e /usr/share/java/zookeeper.jar ]; then
+  "$root/usr/bin/python3" -c 'import kazoo' >/dev/null 2>&1 || need+=(python3-kazoo)
+elif ! command -v java >/dev/null 2>&1 && [ -e "$root/usr/share/java/zookeeper.jar" ]; then
   need+=(default-jre-headless)
 fi
 
