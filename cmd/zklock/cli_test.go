@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,33 @@ func TestConnectFailure(t *testing.T) {
 				t.Fatalf("stderr does not say what it tried:\n%s", errOut)
 			}
 		})
+	}
+}
+
+// Every flag a command accepts is in its help, and every global flag in
+// the global flags' help.
+func TestUsageListsEveryFlag(t *testing.T) {
+	g := newGlobals(func(string) string { return "" })
+	sets := []struct {
+		usage string
+		fs    *flag.FlagSet
+	}{
+		{globalFlagsHelp, g.flagSet("zklock")},
+		{execUsage, execFlags(g, &execOptions{})},
+		{demoUsage, demoFlags(g, &demoConfig{})},
+	}
+	for _, s := range sets {
+		global := s.fs.Name() != "zklock"
+		s.fs.VisitAll(func(f *flag.Flag) {
+			if global && g.flagSet("x").Lookup(f.Name) != nil {
+				return
+			}
+			if !strings.Contains(s.usage, "--"+f.Name+" ") {
+				t.Errorf("%s: --%s is not in its help", s.fs.Name(), f.Name)
+			}
+		})
+	}
+	if !strings.Contains(holdersUsage, "--json") {
+		t.Error("holders: --json is not in its help")
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -62,13 +63,7 @@ func runDemo(ctx context.Context, g *globals, args []string, std stdio) error {
 
 func parseDemo(g *globals, args []string) (demoConfig, error) {
 	c := demoConfig{path: "/zkrecipes-demo/lock", workers: 4, rounds: 10, work: 20 * time.Millisecond}
-	fs := g.flagSet("demo")
-	fs.StringVar(&c.path, "path", c.path, "")
-	fs.IntVar(&c.workers, "workers", c.workers, "")
-	fs.IntVar(&c.rounds, "rounds", c.rounds, "")
-	fs.DurationVar(&c.work, "work", c.work, "")
-	fs.BoolVar(&c.quiet, "quiet", false, "")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(demoFlags(g, &c), args)
 	switch {
 	case err != nil:
 		return c, err
@@ -78,6 +73,17 @@ func parseDemo(g *globals, args []string) (demoConfig, error) {
 		return c, errors.New("--workers and --rounds must be at least 1 and --work not negative")
 	}
 	return c, framework.ValidatePath(c.path)
+}
+
+// demoFlags is demo's FlagSet, filling c.
+func demoFlags(g *globals, c *demoConfig) *flag.FlagSet {
+	fs := g.flagSet("demo")
+	fs.StringVar(&c.path, "path", c.path, "")
+	fs.IntVar(&c.workers, "workers", c.workers, "")
+	fs.IntVar(&c.rounds, "rounds", c.rounds, "")
+	fs.DurationVar(&c.work, "work", c.work, "")
+	fs.BoolVar(&c.quiet, "quiet", false, "")
+	return fs
 }
 
 // demo is one run: its workers, the shared resource and the statistics.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"slices"
 	"strconv"
@@ -80,15 +81,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 // parseExec parses exec's arguments: flags and PATH, "--", the command.
 func parseExec(g *globals, args []string) (execOptions, error) {
 	o := execOptions{killGrace: defaultKillGrace}
-	fs := g.flagSet("exec")
-	fs.BoolVar(&o.read, "read", false, "")
-	fs.BoolVar(&o.write, "write", false, "")
-	fs.IntVar(&o.semaphore, "semaphore", 0, "")
-	fs.DurationVar(&o.timeout, "timeout", 0, "")
-	fs.BoolVar(&o.try, "try", false, "")
-	fs.DurationVar(&o.killGrace, "kill-grace", o.killGrace, "")
-	fs.StringVar(&o.name, "name", "", "")
-	fs.BoolVar(&o.revocable, "revocable", false, "")
+	fs := execFlags(g, &o)
 	dash := slices.Index(args, "--")
 	if dash < 0 {
 		if _, err := parseInterleaved(fs, args); err != nil {
@@ -117,6 +110,20 @@ func parseExec(g *globals, args []string) (execOptions, error) {
 	}
 	o.path = pos[0]
 	return o, nil
+}
+
+// execFlags is exec's FlagSet, filling o.
+func execFlags(g *globals, o *execOptions) *flag.FlagSet {
+	fs := g.flagSet("exec")
+	fs.BoolVar(&o.read, "read", false, "")
+	fs.BoolVar(&o.write, "write", false, "")
+	fs.IntVar(&o.semaphore, "semaphore", 0, "")
+	fs.DurationVar(&o.timeout, "timeout", 0, "")
+	fs.BoolVar(&o.try, "try", false, "")
+	fs.DurationVar(&o.killGrace, "kill-grace", o.killGrace, "")
+	fs.StringVar(&o.name, "name", "", "")
+	fs.BoolVar(&o.revocable, "revocable", false, "")
+	return fs
 }
 
 func btoi(b bool) int {

@@ -29,7 +29,7 @@ const exitCodesHelp = `Exit codes:
   77    exec --revocable: the lock was revoked (zklock revoke); the command was stopped
   126   exec: the command could not be started
   127   exec: the command was not found
-  130   interrupted (SIGINT or SIGTERM) before the command started
+  130   interrupted (SIGINT, SIGTERM or SIGHUP) before the command started
 `
 
 func mainUsage() string {
