@@ -104,6 +104,11 @@ func (g *globals) options(stderr io.Writer) ([]framework.Option, error) {
 	default:
 		return nil, fmt.Errorf("--error-policy %q: want standard or session", g.errorPolicy)
 	}
+	if ns := strings.Trim(g.namespace, "/"); ns != "" {
+		if err := framework.ValidatePath("/" + ns); err != nil {
+			return nil, fmt.Errorf("--namespace: %w", err)
+		}
+	}
 	if g.auth != "" {
 		user, pass, ok := strings.Cut(g.auth, ":")
 		if !ok || user == "" {
@@ -128,6 +133,7 @@ func (g *globals) connect(ctx context.Context, cmd string, io stdio) (*framework
 	if err != nil {
 		return nil, usageErr(cmd, "%v", err)
 	}
+	fmt.Fprintf(io.err, "zklock: connecting to %s (timeout %v)\n", strings.Join(servers, ","), g.connectTimeout)
 	fw, err := framework.New(servers, opts...)
 	if errors.Is(err, framework.ErrInvalidOption) {
 		return nil, usageErr(cmd, "%v", err)
@@ -135,7 +141,6 @@ func (g *globals) connect(ctx context.Context, cmd string, io stdio) (*framework
 	if err != nil {
 		return nil, withCode(exitConnect, fmt.Errorf("connecting to %s: %w", strings.Join(servers, ","), err))
 	}
-	fmt.Fprintf(io.err, "zklock: connecting to %s (timeout %v)\n", strings.Join(servers, ","), g.connectTimeout)
 	wctx, cancel := context.WithTimeout(ctx, g.connectTimeout)
 	defer cancel()
 	if err := fw.WaitConnected(wctx); err != nil {
