@@ -360,3 +360,26 @@ func TestExecErrorPolicyOnDisconnect(t *testing.T) {
 		})
 	}
 }
+
+// --namespace puts the lock under /NS (paths stay relative to it), and
+// --auth authenticates the session.
+func TestExecNamespaceAndAuth(t *testing.T) {
+	zk := server(t)
+	fw := connect(t, zk.Servers())
+	p := lockPath(t)
+	pr := startZklock(t, append([]string{"--namespace", "zklock-ns", "--auth", "ops:secret"},
+		execArgs(t, zk.ConnectString(), nil, p, "wait")...)...)
+	pr.expect(t, "ready", 30*time.Second)
+	kids, _, err := fw.Children(ctxFor(t, 10*time.Second), "/zklock-ns"+p)
+	if err != nil || len(kids) != 1 {
+		t.Fatalf("under the namespace: %v (%v), want our node", kids, err)
+	}
+	r := holdersJSON(t, zk.ConnectString(), "/zklock-ns"+p)
+	if len(r.Holders) != 1 || r.Holders[0].Origin != recipes.OriginGo {
+		t.Fatalf("holders without the namespace: %+v", r)
+	}
+	pr.cmd.Process.Signal(syscall.SIGTERM)
+	if code := pr.wait(t, 20*time.Second); code != 3 {
+		t.Fatalf("exit %d; stderr:\n%s", code, pr.stderr)
+	}
+}
