@@ -88,6 +88,9 @@ func NewLock(fw *framework.Framework, path string, drv driver.Driver, opts ...Lo
 	if l.opts.err != nil {
 		return nil, l.opts.err
 	}
+	if l.opts.data == nil && len(fw.DefaultData()) == 0 {
+		l.opts.data = processIdentity()
+	}
 	if in, ok := drv.(driver.InputDriver); ok && in.Input() != "" {
 		if err := framework.ValidatePath(in.Input()); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"sync"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/driver"
@@ -242,7 +243,10 @@ func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.
 	return l.fw.CreateAndList(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
 }
 
-// nodeData is the data of our nodes: WithNodeData's, else the framework's default.
-func (l *Lock) nodeData() []byte {
-	return l.opts.data
-}
+// nodeData is the data of our nodes: WithNodeData's, else the framework's default data when it
+// has some (framework.WithDefaultData: nil here), else this process's Identity. NewLock settles
+// which, once.
+func (l *Lock) nodeData() []byte { return l.opts.data }
+
+// processIdentity is NewIdentity("").Encode(), computed once.
+var processIdentity = sync.OnceValue(func() []byte { return NewIdentity("").Encode() })
