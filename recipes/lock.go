@@ -30,6 +30,8 @@ type Lock struct {
 	opts  lockOptions
 	input *inputWatch // the driver's input node, or nil
 	held  atomic.Int64
+
+	warnedDepth atomic.Bool // checkDepth warned once
 }
 
 // LockOption configures a Lock or a recipe built on one.

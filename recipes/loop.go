@@ -76,6 +76,9 @@ type contender struct {
 func (c *contender) wait(ctx context.Context, sess *framework.Session, children []string, err error) (grant, error) {
 	for {
 		if err != nil {
+			return grant{}, c.lock.probeDepth(ctx, c.name, err)
+		}
+		if err := c.lock.checkDepth(children); err != nil {
 			return grant{}, err
 		}
 		held, err := c.step(ctx, children)
