@@ -34,7 +34,8 @@ type election struct {
 	stopErr error         // why the last worker stopped by itself, if it did
 }
 
-// newElection builds the lock of path with drv; the node's data is data unless nil.
+// newElection builds the lock of path with drv; the node's data is data unless nil (then the
+// framework's default data). A latch passes its id even when empty: Curator stores empty data.
 func newElection(fw *framework.Framework, path, id string, drv driver.Driver, data []byte) (*election, error) {
 	if fw == nil {
 		return nil, fmt.Errorf("%w: nil framework", ErrInvalidArgument)

@@ -35,7 +35,7 @@ func NewLatch(fw *framework.Framework, path string, opts ...Option) (*LeaderLatc
 	if o.autoRequeue {
 		return nil, fmt.Errorf("%w: a latch always re-enters; WithAutoRequeue is for a selector", ErrInvalidArgument)
 	}
-	e, err := newElection(fw, path, o.id, driver.Standard(LatchLockName, 1), []byte(o.id))
+	e, err := newElection(fw, path, o.id, driver.Standard(LatchLockName, 1), append([]byte{}, o.id...))
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,12 @@ var latchNode = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 // for ""), owned by the latch's session; Participants and Leader read the ids back.
 func TestLatchLayoutAndParticipants(t *testing.T) {
 	p := electionPath(t)
-	fa, fb := connect(t), connect(t)
+	fa, fb := connect(t), connect(t, framework.WithDefaultData([]byte("10.0.0.7")))
+	if lead, err := leader.NewLatch(fa, p); err != nil {
+		t.Fatal(err)
+	} else if none, err := lead.Leader(ctxFor(t, 5*time.Second)); err != nil || none != (leader.Participant{}) {
+		t.Fatalf("Leader of a missing path = %+v, %v; want the zero Participant", none, err)
+	}
 	a := mustLatch(t, fa, p, leader.WithID("alpha"))
 	term := await(t, a, 10*time.Second)
 	b := mustLatch(t, fb, p)
@@ -39,7 +44,7 @@ func TestLatchLayoutAndParticipants(t *testing.T) {
 	}
 	if len(parts) != 2 || parts[0] != (leader.Participant{ID: "alpha", Path: term.Path(), IsLeader: true}) ||
 		parts[1].ID != "" || parts[1].IsLeader {
-		t.Fatalf("participants %+v, want alpha leading, then an empty id", parts)
+		t.Fatalf("participants %+v, want alpha leading, then an empty id (not the default data)", parts)
 	}
 	lead, err := b.Leader(ctxFor(t, 5*time.Second))
 	if err != nil || lead != parts[0] {
