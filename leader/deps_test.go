@@ -12,12 +12,12 @@ const module = "github.com/zkrecipes/zkrecipes/"
 
 // TestImportsOnlyExportedAPI is the go list -deps check of issue 9: package leader is the proof
 // that a recipe can be built on the exported API alone, so it imports nothing of this module
-// but recipes, driver and framework (its tests may add zktest and interop), and nothing
+// but recipes, driver and framework (its tests may add zktest, interop and retry), and nothing
 // internal anywhere in its dependencies. If this fails, leader has started to lean on
 // something users cannot reach: export it properly instead.
 func TestImportsOnlyExportedAPI(t *testing.T) {
 	allowed := map[string]bool{module + "recipes": true, module + "driver": true, module + "framework": true}
-	forTests := map[string]bool{module + "zktest": true, module + "interop": true, module + "leader": true}
+	forTests := map[string]bool{module + "zktest": true, module + "interop": true, module + "retry": true, module + "leader": true}
 	out := goList(t, "-f", "{{range .Imports}}I {{.}}\n{{end}}{{range .TestImports}}T {{.}}\n{{end}}{{range .XTestImports}}T {{.}}\n{{end}}", ".")
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		kind, pkg, _ := strings.Cut(line, " ")

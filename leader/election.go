@@ -32,6 +32,8 @@ type election struct {
 	cancel  context.CancelFunc
 	worker  chan struct{} // closed when the running worker ends; nil while none runs
 	stopErr error         // why the last worker stopped by itself, if it did
+	states  chan struct{} // closed and replaced at every connection-state change
+	unwatch func()        // removes the connection-state listener
 }
 
 // newElection builds the lock of path with drv; the node's data is data unless nil (then the
@@ -49,7 +51,24 @@ func newElection(fw *framework.Framework, path, id string, drv driver.Driver, da
 		return nil, fmt.Errorf("leader: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &election{fw: fw, lock: lock, id: id, changed: make(chan struct{}), ctx: ctx, cancel: cancel}, nil
+	return &election{fw: fw, lock: lock, id: id, changed: make(chan struct{}), ctx: ctx, cancel: cancel,
+		states: make(chan struct{})}, nil
+}
+
+// onState wakes a paused worker at every connection-state change; it runs on the framework's
+// listener goroutine and never blocks.
+func (e *election) onState(framework.ConnectionState) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	close(e.states)
+	e.states = make(chan struct{})
+}
+
+// stateChange returns a channel that closes at the next connection-state change.
+func (e *election) stateChange() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.states
 }
 
 // broadcast wakes every Await; e.mu is held.
@@ -69,6 +88,7 @@ func (e *election) start() error {
 		return ErrClosed
 	}
 	e.state = Started
+	e.unwatch = e.fw.AddListener(e.onState)
 	e.broadcast()
 	return nil
 }
@@ -179,9 +199,10 @@ func (e *election) close(ctx context.Context, before func()) error {
 		before()
 	}
 	e.state = Closed
-	worker, t := e.worker, e.term
+	worker, t, unwatch := e.worker, e.term, e.unwatch
 	e.broadcast()
 	e.mu.Unlock()
+	unwatch()
 	if t != nil {
 		t.end(ErrClosed)
 	}
@@ -205,10 +226,10 @@ func (e *election) stopped(err error) {
 }
 
 // pause decides what a failed acquire does: false to stop (ctx ended or the framework
-// closed); true to try again, after the session epoch the attempt started in has ended (a
-// failure on a live session would only repeat: Curator likewise stays nodeless until the
-// next reconnect) and the framework is connected again.
-func (e *election) pause(ctx context.Context, sess *framework.Session, err error) bool {
+// closed); true to try again once the connection state has changed since the attempt began
+// (changed, from stateChange) and the framework is connected. A failure on a steady connection
+// would only repeat: Curator likewise stays nodeless until the next reconnect.
+func (e *election) pause(ctx context.Context, changed <-chan struct{}, err error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
@@ -219,7 +240,7 @@ func (e *election) pause(ctx context.Context, sess *framework.Session, err error
 	e.fw.Logger().Warn("leader: could not enter the election; trying again after the next reconnect",
 		"path", e.lock.Path(), "err", err)
 	select {
-	case <-sess.Done():
+	case <-changed:
 	case <-ctx.Done():
 		return false
 	}

@@ -114,10 +114,10 @@ func (l *LeaderLatch) Leader(ctx context.Context) (Participant, error) { return 
 // run contends until ctx ends: acquire, lead until the term ends, and again.
 func (l *LeaderLatch) run(ctx context.Context) {
 	for ctx.Err() == nil {
-		sess := l.e.fw.Session()
+		changed := l.e.stateChange()
 		lease, err := l.e.lock.Acquire(ctx)
 		if err != nil {
-			if !l.e.pause(ctx, sess, err) {
+			if !l.e.pause(ctx, changed, err) {
 				return
 			}
 			continue

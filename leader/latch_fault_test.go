@@ -1,7 +1,13 @@
 package leader_test
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -9,6 +15,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/leader"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/retry"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
@@ -168,4 +175,136 @@ func TestLatchLeaderToldBeforeNextLeader(t *testing.T) {
 		ps, err := b.Participants(ctxFor(t, 5*time.Second))
 		return err == nil && len(ps) == 2 && ps[1].ID == "a"
 	})
+}
+
+// Curator's testNoServerAtStart: a latch started while no server can be reached fails to
+// enter, waits for the connection, then leads exactly once and never hears NotLeader.
+func TestLatchNoServerAtStart(t *testing.T) {
+	p := electionPath(t)
+	var refuse atomic.Bool
+	refuse.Store(true)
+	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		if refuse.Load() {
+			return nil, errors.New("test: connection refused")
+		}
+		return net.DialTimeout(network, addr, timeout)
+	}
+	logs := &syncBuffer{}
+	fw, err := framework.New(srv.Servers(), framework.WithDialer(dial),
+		framework.WithSessionTimeout(4*time.Second), framework.WithConnectionTimeout(200*time.Millisecond),
+		framework.WithRetryPolicy(retry.ExponentialBackoff(10*time.Millisecond, 1)),
+		framework.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Close() })
+	l, err := leader.NewLatch(fw, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var isLeader, notLeader atomic.Int32
+	l.AddListener(leader.Listener{IsLeader: func() { isLeader.Add(1) }, NotLeader: func() { notLeader.Add(1) }})
+	if err := l.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close(context.Background()) })
+	eventually(t, 20*time.Second, "a failed attempt", func() bool { return logs.contains("could not enter the election") })
+	refuse.Store(false)
+	await(t, l, 20*time.Second)
+	eventually(t, 10*time.Second, "IsLeader", func() bool { return isLeader.Load() == 1 })
+	if isLeader.Load() != 1 || notLeader.Load() != 0 {
+		t.Fatalf("IsLeader %d times, NotLeader %d times; want 1, 0", isLeader.Load(), notLeader.Load())
+	}
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) contains(s string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Contains(b.buf.String(), s)
+}
+
+// flakyDialer connects straight to the server until cut: then it closes every connection it
+// made and refuses new ones until healed.
+type flakyDialer struct {
+	mu     sync.Mutex
+	refuse bool
+	conns  []net.Conn
+}
+
+func (d *flakyDialer) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.refuse {
+		return nil, errors.New("test: connection refused")
+	}
+	c, err := net.DialTimeout(network, addr, timeout)
+	if err == nil {
+		d.conns = append(d.conns, c)
+	}
+	return c, err
+}
+
+func (d *flakyDialer) cut() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.refuse = true
+	for _, c := range d.conns {
+		c.Close()
+	}
+	d.conns = nil
+}
+
+func (d *flakyDialer) heal() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.refuse = false
+}
+
+// Under the Session policy an outage shorter than the session does not end the session epoch.
+// A waiting latch whose acquire failed during it must still try again when the connection comes
+// back with the same session (it waits for a connection-state change, not for a new epoch),
+// and lead when the leader leaves.
+func TestLatchFollowerRetriesAfterOutage(t *testing.T) {
+	p := electionPath(t)
+	fa := connect(t)
+	a := mustLatch(t, fa, p, leader.WithID("a"))
+	await(t, a, 10*time.Second)
+	d := &flakyDialer{}
+	logs := &syncBuffer{}
+	fb, err := framework.New(srv.Servers(), framework.WithDialer(d.dial), framework.WithErrorPolicy(framework.SessionPolicy),
+		framework.WithSessionTimeout(10*time.Second), framework.WithConnectionTimeout(200*time.Millisecond),
+		framework.WithRetryPolicy(retry.ExponentialBackoff(10*time.Millisecond, 1)),
+		framework.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fb.Close() })
+	if err := fb.WaitConnected(ctxFor(t, 20*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	session := fb.SessionID()
+	b := mustLatch(t, fb, p, leader.WithID("b"))
+	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	d.cut()
+	eventually(t, 20*time.Second, "b's acquire to fail", func() bool { return logs.contains("could not enter the election") })
+	d.heal()
+	if err := fb.WaitConnected(ctxFor(t, 20*time.Second)); err != nil || fb.SessionID() != session {
+		t.Fatalf("reconnect: %v, session %x; want the same session %x", err, fb.SessionID(), session)
+	}
+	if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	await(t, b, 20*time.Second)
 }

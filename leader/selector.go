@@ -114,7 +114,7 @@ func (s *LeaderSelector) Leader(ctx context.Context) (Participant, error) { retu
 // work acquires and leads, once, or until ctx ends under AutoRequeue.
 func (s *LeaderSelector) work(ctx context.Context) {
 	for ctx.Err() == nil {
-		sess := s.e.fw.Session()
+		changed := s.e.stateChange()
 		lease, err := s.e.lock.Acquire(ctx)
 		if err != nil {
 			if !s.autoRequeue {
@@ -123,7 +123,7 @@ func (s *LeaderSelector) work(ctx context.Context) {
 				}
 				return
 			}
-			if !s.e.pause(ctx, sess, err) {
+			if !s.e.pause(ctx, changed, err) {
 				return
 			}
 			continue
