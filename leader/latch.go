@@ -16,7 +16,9 @@ const LatchLockName = "latch-"
 // election until closed. Its node is P/_c_<uuid>-latch-<seq> (ephemeral sequential) with its
 // id as data; the candidate whose node sorts first leads. When its term ends (session
 // suspended or lost per the framework's error policy) it deletes its node and re-enters the
-// election with a new one by itself. Close is the only way to give up leadership.
+// election with a new one by itself. If entering fails for another reason than Close (the
+// framework's retry policy gave up during an outage, say), it logs a warning and tries again
+// after the next connection-state change. Close is the only way to give up leadership.
 //
 // It runs one goroutine while started. Safe for concurrent use.
 type LeaderLatch struct {
@@ -43,7 +45,8 @@ func NewLatch(fw *framework.Framework, path string, opts ...Option) (*LeaderLatc
 }
 
 // Start enters the election in the background and returns at once; it does not wait for a
-// connection. A second Start returns ErrAlreadyStarted; after Close, ErrClosed.
+// connection, and a session lost later makes the latch re-enter by itself. A second Start
+// returns ErrAlreadyStarted; after Close, ErrClosed.
 func (l *LeaderLatch) Start() error {
 	if err := l.e.start(); err != nil {
 		return err
@@ -83,17 +86,18 @@ func (l *LeaderLatch) HasLeadership() bool { return l.e.current() != nil }
 // is not returned: Await waits for the next one.
 func (l *LeaderLatch) Await(ctx context.Context) (*Term, error) { return l.e.await(ctx) }
 
-// AddListener registers l for leadership flips (see Listener); remove unregisters it.
-// Registering never blocks, and a latch that leads already does not replay IsLeader.
+// AddListener registers li for leadership flips (see Listener; a term lost with the session
+// calls NotLeader); remove unregisters it. Registering never blocks, and a latch that leads
+// already does not replay IsLeader.
 func (l *LeaderLatch) AddListener(li Listener) (remove func()) { return l.notify.add(li) }
 
-// ID returns the latch's id.
+// ID returns the latch's id (no I/O: unaffected by cancellation or session loss).
 func (l *LeaderLatch) ID() string { return l.e.id }
 
-// Path returns the election path.
+// Path returns the election path (no I/O).
 func (l *LeaderLatch) Path() string { return l.e.lock.Path() }
 
-// State returns the latch's life-cycle state.
+// State returns the latch's life-cycle state (no I/O; a session loss does not change it).
 func (l *LeaderLatch) State() State {
 	l.e.mu.Lock()
 	defer l.e.mu.Unlock()
@@ -101,14 +105,15 @@ func (l *LeaderLatch) State() State {
 }
 
 // Participants lists every candidate on the path in election order, the first marked as
-// leader, with its id; it reads the server, not local state. ctx bounds the reads; a
-// session loss surfaces as the framework's error after its retry policy.
+// leader, with its id; it reads the server, not local state. ctx bounds the reads
+// (cancellation returns ctx's error); during an outage the reads wait and retry under the
+// framework's retry policy, then return its error.
 func (l *LeaderLatch) Participants(ctx context.Context) ([]Participant, error) {
 	return l.e.participants(ctx)
 }
 
 // Leader returns the candidate whose node sorts first, or the zero Participant when there is
-// none (as Curator's dummy participant). ctx bounds the reads.
+// none (as Curator's dummy participant). ctx bounds the reads, as for Participants.
 func (l *LeaderLatch) Leader(ctx context.Context) (Participant, error) { return l.e.leader(ctx) }
 
 // run contends until ctx ends: acquire, lead until the term ends, and again.

@@ -12,7 +12,8 @@ const (
 	CloseNotifyLeader
 )
 
-// State is the life cycle of a latch or selector: Latent, then Started, then Closed.
+// State is the life cycle of a latch or selector: Latent, then Started, then Closed. Session
+// loss never changes it: a started recipe stays started and re-enters.
 type State int
 
 // States.
@@ -35,7 +36,7 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", int(s))
 }
 
-// Option configures a LeaderLatch or a LeaderSelector.
+// Option configures a LeaderLatch or a LeaderSelector; options do no I/O.
 type Option func(*options)
 
 type options struct {

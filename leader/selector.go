@@ -13,7 +13,8 @@ import (
 // returning gives leadership up. ctx is the term's context (term.Context()): it is cancelled
 // when the session is suspended or lost per the framework's error policy, when the selector
 // is closed, or on InterruptLeadership; the function must then return promptly. A returned
-// error is logged at debug level and otherwise ignored, as Curator ignores exceptions.
+// error is logged at debug level and otherwise ignored, as Curator ignores exceptions. If it
+// panics, its node is deleted before the panic goes on.
 type TakeoverFunc func(ctx context.Context, term *Term) error
 
 // LeaderSelector is Curator 5's LeaderSelector: candidates queue on an InterProcessMutex at P
@@ -55,8 +56,11 @@ func NewSelector(fw *framework.Framework, path string, takeover TakeoverFunc, op
 	return &LeaderSelector{e: e, takeover: takeover, autoRequeue: o.autoRequeue}, nil
 }
 
-// Start queues the selector for leadership in the background and returns at once. A second
-// Start returns ErrAlreadyStarted; after Close, ErrClosed.
+// Start queues the selector for leadership in the background and returns at once. A term
+// lost with the session cancels the takeover's context; the selector then queues again only
+// with WithAutoRequeue (which also retries an entry that failed during an outage, after the
+// next connection-state change). A second Start returns ErrAlreadyStarted; after Close,
+// ErrClosed.
 func (s *LeaderSelector) Start() error {
 	if err := s.e.start(); err != nil {
 		return err
@@ -65,8 +69,9 @@ func (s *LeaderSelector) Start() error {
 	return err
 }
 
-// Requeue queues the selector again after its takeover returned (or its term was lost). It
-// reports false when the selector is queued or leading already. A selector that is not
+// Requeue queues the selector again after its takeover returned, its term was lost with the
+// session, or its entry failed. It reports false when the selector is queued or leading
+// already. A selector that is not
 // started returns ErrNotStarted, or ErrClosed.
 func (s *LeaderSelector) Requeue() (bool, error) { return s.e.spawn(s.work) }
 
@@ -77,7 +82,8 @@ func (s *LeaderSelector) Requeue() (bool, error) { return s.e.spawn(s.work) }
 // takeover function: return from it instead.
 func (s *LeaderSelector) Close(ctx context.Context) error { return s.e.close(ctx, nil) }
 
-// HasLeadership reports whether the takeover function runs for a term that has not ended.
+// HasLeadership reports whether the takeover function runs for a term that has not ended:
+// false from the moment the session is suspended or lost per the error policy.
 func (s *LeaderSelector) HasLeadership() bool { return s.e.current() != nil }
 
 // InterruptLeadership cancels the current term's context (with ErrInterrupted), asking the
@@ -88,13 +94,13 @@ func (s *LeaderSelector) InterruptLeadership() {
 	}
 }
 
-// ID returns the selector's id.
+// ID returns the selector's id (no I/O).
 func (s *LeaderSelector) ID() string { return s.e.id }
 
-// Path returns the election path.
+// Path returns the election path (no I/O).
 func (s *LeaderSelector) Path() string { return s.e.lock.Path() }
 
-// State returns the selector's life-cycle state.
+// State returns the selector's life-cycle state (no I/O; a session loss does not change it).
 func (s *LeaderSelector) State() State {
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
@@ -102,13 +108,15 @@ func (s *LeaderSelector) State() State {
 }
 
 // Participants lists every candidate on the path in election order, the first marked as
-// leader, with its id (Java candidates included). ctx bounds the reads.
+// leader, with its id (Java candidates included). ctx bounds the reads (cancellation returns
+// ctx's error); during an outage they retry under the framework's retry policy.
 func (s *LeaderSelector) Participants(ctx context.Context) ([]Participant, error) {
 	return s.e.participants(ctx)
 }
 
 // Leader returns the candidate whose node sorts first, or the zero Participant when there is
-// none. It may be a holder that has just returned, or a waiter not yet told it is first.
+// none. It may be a holder that has just returned, or a waiter not yet told it is first. ctx
+// bounds the reads, as for Participants.
 func (s *LeaderSelector) Leader(ctx context.Context) (Participant, error) { return s.e.leader(ctx) }
 
 // work acquires and leads, once, or until ctx ends under AutoRequeue.
