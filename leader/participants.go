@@ -9,7 +9,8 @@ import (
 
 // Participant is one candidate of an election: its id (its node's data as UTF-8, invalid
 // bytes replaced by U+FFFD as Java does), its node, and whether it is the leader (the first
-// node in election order). The zero Participant stands for "no leader", as Curator's dummy.
+// node in election order). The zero Participant stands for "no leader", as Curator's dummy. It
+// is a snapshot: the candidate may have lost its session since it was read.
 type Participant struct {
 	ID       string
 	Path     string
