@@ -171,13 +171,8 @@ func (e *election) await(ctx context.Context) (*Term, error) {
 		case worker == nil && stopped != nil:
 			return nil, fmt.Errorf("%w: %w", ErrStopped, stopped)
 		}
-		var termDone <-chan struct{}
-		if t != nil {
-			termDone = t.Done()
-		}
-		select {
+		select { // a term that ended is replaced (by nil or the next term) through ch
 		case <-ch:
-		case <-termDone:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
