@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -284,4 +285,53 @@ func TestSelectorBadArguments(t *testing.T) {
 	if err := s.Close(ctxFor(t, time.Second)); !errors.Is(err, leader.ErrNotStarted) {
 		t.Fatalf("Close before Start: %v, want ErrNotStarted", err)
 	}
+}
+
+// The leader's connection is blackholed past its session timeout: its takeover's context is
+// cancelled (Suspended) before the follower's takeover starts, and the new token is higher.
+func TestSelectorLeaderToldBeforeNextLeader(t *testing.T) {
+	p := electionPath(t)
+	proxy := zktest.NewProxy(t, srv.Servers()[0])
+	fa := connect(t, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(2*time.Second))
+	fb := connect(t)
+	var order atomic.Int32 // 1: a told first; 2: b led first
+	tokens := make(chan int64, 2)
+	takeover := func(follower bool) leader.TakeoverFunc {
+		return func(ctx context.Context, term *leader.Term) error {
+			if follower {
+				order.CompareAndSwap(0, 2) // counts only if a was not told yet
+			}
+			tok, err := term.Token(ctx)
+			if err == nil {
+				tokens <- tok
+			}
+			<-ctx.Done()
+			if !follower {
+				order.CompareAndSwap(0, 1)
+			}
+			return nil
+		}
+	}
+	mustSelector(t, fa, p, takeover(false))
+	var tokA int64
+	select {
+	case tokA = <-tokens:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a never led")
+	}
+	mustSelector(t, fb, p, takeover(true))
+	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fb, p)) == 2 })
+	proxy.Blackhole(true)
+	select {
+	case tokB := <-tokens:
+		if order.Load() != 1 {
+			t.Fatal("b's takeover started before a's context was cancelled")
+		}
+		if tokB <= tokA {
+			t.Fatalf("b's token %d not above a's %d", tokB, tokA)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("b never led")
+	}
+	proxy.Blackhole(false)
 }
