@@ -55,6 +55,9 @@ func runElect(ctx context.Context, g *globals, args []string, io stdio) error {
 		<-tctx.Done() // keep the node until runElect closes the selector
 		return nil
 	}
+	// WithAutoRequeue: an entry that fails during an outage is retried at the
+	// next reconnect instead of leaving us waiting for ever; a later term
+	// resigns at once (above) and resign closes the selector.
 	sel, err := leader.NewSelector(fw, o.path, takeover, leader.WithID(o.id), leader.WithAutoRequeue())
 	if err != nil {
 		return fmt.Errorf("elect %s: %w", o.path, err)

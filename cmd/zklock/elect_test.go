@@ -120,34 +120,45 @@ func TestElectHoldersAndHandover(t *testing.T) {
 }
 
 // A real expiry of the leader's session ends its term: its command is
-// stopped, zklock exits 76, and the other candidate leads.
+// stopped (SIGKILL after --kill-grace if it ignores SIGTERM), zklock exits
+// 76, and the other candidate leads.
 func TestElectLostLeadershipStopsCommand(t *testing.T) {
 	zk := server(t)
-	p := lockPath(t)
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
-	a := startZklock(t, append([]string{"--verbose", "--session-timeout", "4s"},
-		electArgs(t, proxy.Addr(), []string{"--id", "alpha", "--kill-grace", "1s"}, p, "wait")...)...)
-	ready := a.expect(t, "ready", 30*time.Second)
-	pid, _ := strconv.Atoi(strings.TrimPrefix(ready, "ready "))
-	b := startZklock(t, electArgs(t, zk.ConnectString(), []string{"--id", "beta"}, p, "wait")...)
-	waitCandidates(t, connect(t, zk.Servers()), p, 2)
-	id, passwd := proxy.Session()
-	if want := fmt.Sprintf("session 0x%x", id); !strings.Contains(a.stderr.String(), want) {
-		t.Fatalf("--verbose did not report %q:\n%s", want, a.stderr)
-	}
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, passwd); err != nil {
-		t.Fatal(err)
-	}
-	a.expect(t, "got terminated", 20*time.Second)
-	if code := a.wait(t, 30*time.Second); code != exitLost {
-		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitLost, a.stderr)
-	}
-	if !strings.Contains(a.stderr.String(), "leadership lost") || !gone(pid) {
-		t.Fatalf("command %d still running or loss not reported; stderr:\n%s", pid, a.stderr)
-	}
-	b.expect(t, "ready", 30*time.Second)
-	b.cmd.Process.Signal(syscall.SIGTERM)
-	if code := b.wait(t, 20*time.Second); code != 3 {
-		t.Fatalf("new leader: exit %d; stderr:\n%s", code, b.stderr)
+	for _, tt := range []struct{ mode, policy, want string }{
+		{"wait", "standard", "got terminated"},
+		{"ignore", "standard", ""},
+		{"wait", "session", "got terminated"},
+	} {
+		t.Run(tt.mode+"-"+tt.policy, func(t *testing.T) {
+			p := lockPath(t)
+			proxy := zktest.NewProxy(t, zk.Servers()[0])
+			a := startZklock(t, append([]string{"--verbose", "--session-timeout", "4s", "--error-policy", tt.policy},
+				electArgs(t, proxy.Addr(), []string{"--id", "alpha", "--kill-grace", "1s"}, p, tt.mode)...)...)
+			ready := a.expect(t, "ready", 30*time.Second)
+			pid, _ := strconv.Atoi(strings.TrimPrefix(ready, "ready "))
+			b := startZklock(t, electArgs(t, zk.ConnectString(), []string{"--id", "beta"}, p, "wait")...)
+			waitCandidates(t, connect(t, zk.Servers()), p, 2)
+			id, passwd := proxy.Session()
+			if want := fmt.Sprintf("session 0x%x", id); !strings.Contains(a.stderr.String(), want) {
+				t.Fatalf("--verbose did not report %q:\n%s", want, a.stderr)
+			}
+			if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, passwd); err != nil {
+				t.Fatal(err)
+			}
+			if tt.want != "" {
+				a.expect(t, tt.want, 20*time.Second)
+			}
+			if code := a.wait(t, 30*time.Second); code != exitLost {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitLost, a.stderr)
+			}
+			if !strings.Contains(a.stderr.String(), "leadership lost") || !gone(pid) {
+				t.Fatalf("command %d still running or loss not reported; stderr:\n%s", pid, a.stderr)
+			}
+			b.expect(t, "ready", 30*time.Second)
+			b.cmd.Process.Signal(syscall.SIGTERM)
+			if code := b.wait(t, 20*time.Second); code != 3 {
+				t.Fatalf("new leader: exit %d; stderr:\n%s", code, b.stderr)
+			}
+		})
 	}
 }
