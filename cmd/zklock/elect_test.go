@@ -21,7 +21,7 @@ func electArgs(t *testing.T, servers string, flags []string, path string, mode .
 	return append(args, childArgs(t, mode...)...)
 }
 
-// candidates returns the election's nodes, waiting at most d for n of them.
+// waitCandidates waits, bounded, until the election at p has n nodes.
 func waitCandidates(t *testing.T, fw *framework.Framework, p string, n int) {
 	t.Helper()
 	eventually(t, 30*time.Second, fmt.Sprintf("%d candidates on %s", n, p), func() bool {
@@ -51,12 +51,25 @@ func TestElectEnvAndExitCode(t *testing.T) {
 	}
 	fw := connect(t, zk.Servers())
 	waitCandidates(t, fw, p, 0)
-	for _, n := range []int{3, 42} {
-		_, errOut, code := runZklock(t, electArgs(t, zk.ConnectString(), nil, p, "exit", strconv.Itoa(n))...)
-		if code != n {
-			t.Fatalf("child exit %d: zklock exit %d; stderr:\n%s", n, code, errOut)
-		}
+	srv := zk.ConnectString()
+	for _, tt := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"exit 3", electArgs(t, srv, nil, p, "exit", "3"), 3},
+		{"exit 42", electArgs(t, srv, nil, p, "exit", "42"), 42},
+		{"not found", []string{"--servers", srv, "elect", p, "--", "/nonexistent/zklock-cmd"}, exitNotFound},
+		{"invalid path", []string{"--servers", srv, "elect", "no-slash", "--", "true"}, exitFailure},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runZklock(t, tt.args...)
+			if code != tt.want {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.want, errOut)
+			}
+		})
 	}
+	waitCandidates(t, fw, p, 0)
 }
 
 // Two candidates on one path: their commands' intervals never overlap, and
