@@ -11,7 +11,7 @@ import (
 
 // testChild is this test binary run by zklock as its command. Modes:
 //
-//	env              print the ZKLOCK_ variables
+//	env              print the ZKLOCK_ variables (ZKLOCK_ID is set by elect only)
 //	exit N           exit with N
 //	interval F D     print "ready", hold for D, append "start end" (unix ns) to F
 //	wait             print "ready PID", wait for SIGINT/SIGTERM, print "got SIG", exit 3
@@ -22,7 +22,7 @@ func testChild(args []string) int {
 	}
 	switch args[0] {
 	case "env":
-		for _, k := range []string{"ZKLOCK_PATH", "ZKLOCK_NODE", "ZKLOCK_TOKEN"} {
+		for _, k := range []string{"ZKLOCK_PATH", "ZKLOCK_NODE", "ZKLOCK_TOKEN", "ZKLOCK_ID"} {
 			fmt.Printf("%s=%s\n", k, os.Getenv(k))
 		}
 		return 0

@@ -21,6 +21,9 @@ func TestHelpExitsZero(t *testing.T) {
 		{[]string{"help", "holders"}, "Usage: zklock holders"},
 		{[]string{"holders", "-h"}, "zklock holders /locks/backup"},
 		{[]string{"revoke", "--help"}, "Usage: zklock revoke"},
+		{[]string{"help"}, "elect     run a command while this process is the leader"},
+		{[]string{"help", "elect"}, "ZKLOCK_ID"},
+		{[]string{"elect", "-h"}, "Usage: zklock elect"},
 		{[]string{"demo", "-h"}, "Usage: zklock demo"},
 	}
 	for _, tt := range tests {
@@ -41,7 +44,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no command", nil, "no command"},
-		{"unknown command", []string{"elect", "/p"}, `unknown command "elect"`},
+		{"unknown command", []string{"elekt", "/p"}, `unknown command "elekt"`},
 		{"unknown flag", []string{"exec", "--bogus", "/p", "--", "true"}, "bogus"},
 		{"no dashes", []string{"--servers", "127.0.0.1:1", "exec", "/p", "true"}, "missing '--'"},
 		{"no command after dashes", []string{"--servers", "127.0.0.1:1", "exec", "/p", "--"}, "no command after"},
@@ -57,7 +60,12 @@ func TestUsageErrors(t *testing.T) {
 		{"holders without path", []string{"--servers", "127.0.0.1:1", "holders"}, "one lock PATH"},
 		{"revoke without node", []string{"--servers", "127.0.0.1:1", "revoke"}, "one lock NODE"},
 		{"demo with argument", []string{"demo", "extra"}, "unexpected arguments"},
-		{"help for unknown", []string{"help", "elect"}, "unknown command"},
+		{"help for unknown", []string{"help", "elekt"}, "unknown command"},
+		{"elect no dashes", []string{"--servers", "127.0.0.1:1", "elect", "/p", "true"}, "missing '--'"},
+		{"elect two paths", []string{"--servers", "127.0.0.1:1", "elect", "/p", "/q", "--", "true"}, "one election PATH"},
+		{"elect no command", []string{"--servers", "127.0.0.1:1", "elect", "--id", "a", "/p", "--"}, "no command after"},
+		{"elect negative grace", []string{"--servers", "127.0.0.1:1", "elect", "--kill-grace", "-1s", "/p", "--", "true"}, "--kill-grace"},
+		{"elect unknown flag", []string{"--servers", "127.0.0.1:1", "elect", "--read", "/p", "--", "true"}, "read"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,6 +109,7 @@ func TestUsageListsEveryFlag(t *testing.T) {
 	}{
 		{globalFlagsHelp, g.flagSet("zklock")},
 		{execUsage, execFlags(g, &execOptions{})},
+		{electUsage, electFlags(g, &electOptions{})},
 		{demoUsage, demoFlags(g, &demoConfig{})},
 	}
 	for _, s := range sets {

@@ -67,7 +67,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 		fmt.Fprintf(io.err, "zklock: acquired %s (token %d) after %v\n", lease.Path(), token, time.Since(start).Round(time.Millisecond))
 	}
 	env := []string{"ZKLOCK_PATH=" + o.path, "ZKLOCK_NODE=" + lease.Path(), "ZKLOCK_TOKEN=" + strconv.FormatInt(token, 10)}
-	code, runErr := supervise(ctx, lease, revoked, o, env, io)
+	code, runErr := supervise(ctx, lease, revoked, job{argv: o.argv, killGrace: o.killGrace, what: "lock"}, env, io)
 	releaseLease(lease, io)
 	if g.verbose && runErr == nil {
 		fmt.Fprintf(io.err, "zklock: released %s; command exited %d\n", lease.Path(), code)
@@ -81,24 +81,12 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 // parseExec parses exec's arguments: flags and PATH, "--", the command.
 func parseExec(g *globals, args []string) (execOptions, error) {
 	o := execOptions{killGrace: defaultKillGrace}
-	fs := execFlags(g, &o)
-	dash := slices.Index(args, "--")
-	if dash < 0 {
-		if _, err := parseInterleaved(fs, args); err != nil {
-			return o, err
-		}
-		return o, errors.New("missing '--' before the command")
-	}
-	pos, err := parseInterleaved(fs, args[:dash])
+	path, argv, err := parseCommandLine(execFlags(g, &o), args, "lock PATH")
 	if err != nil {
 		return o, err
 	}
-	o.argv = args[dash+1:]
+	o.path, o.argv = path, argv
 	switch {
-	case len(pos) != 1:
-		return o, fmt.Errorf("want one lock PATH before '--', got %d arguments", len(pos))
-	case len(o.argv) == 0:
-		return o, errors.New("no command after '--'")
 	case btoi(o.read)+btoi(o.write)+btoi(o.semaphore != 0) > 1:
 		return o, errors.New("--read, --write and --semaphore exclude each other")
 	case o.revocable && o.semaphore != 0:
@@ -108,8 +96,29 @@ func parseExec(g *globals, args []string) (execOptions, error) {
 	case o.timeout < 0 || o.killGrace < 0:
 		return o, errors.New("--timeout and --kill-grace must not be negative")
 	}
-	o.path = pos[0]
 	return o, nil
+}
+
+// parseCommandLine parses "flags PATH flags -- CMD ARGS..." (exec, elect)
+// with fs; what names PATH in errors.
+func parseCommandLine(fs *flag.FlagSet, args []string, what string) (path string, argv []string, err error) {
+	dash := slices.Index(args, "--")
+	if dash < 0 {
+		if _, err := parseInterleaved(fs, args); err != nil {
+			return "", nil, err
+		}
+		return "", nil, errors.New("missing '--' before the command")
+	}
+	pos, err := parseInterleaved(fs, args[:dash])
+	switch {
+	case err != nil:
+		return "", nil, err
+	case len(pos) != 1:
+		return "", nil, fmt.Errorf("want one %s before '--', got %d arguments", what, len(pos))
+	case len(args) == dash+1:
+		return "", nil, errors.New("no command after '--'")
+	}
+	return pos[0], args[dash+1:], nil
 }
 
 // execFlags is exec's FlagSet, filling o.

@@ -2,6 +2,7 @@
 // Curator 5's znode layout, lists lock holders, and demonstrates the locks.
 //
 //	zklock exec [--read | --write | --semaphore N] [--timeout D] [--try] PATH -- CMD ARGS...
+//	zklock elect [--id ID] [--kill-grace D] PATH -- CMD ARGS...
 //	zklock holders PATH [--json]
 //	zklock revoke NODE
 //	zklock demo
@@ -49,6 +50,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"exec", "run a command while holding a lock, a read or write lock, or a semaphore lease", execUsage, runExec},
+		{"elect", "run a command while this process is the leader of an election", electUsage, runElect},
 		{"holders", "list a lock's holders, then its queue", holdersUsage, runHolders},
 		{"revoke", "ask the holder of a lock node to release it", revokeUsage, runRevoke},
 		{"demo", "contending workers on one lock, a lost lock and a fenced resource", demoUsage, runDemo},
@@ -76,7 +78,7 @@ func run(ctx context.Context, args []string, io stdio) error {
 			return c.run(ctx, g, rest, io)
 		}
 	}
-	return usageErr("", "unknown command %q (commands: exec, holders, revoke, demo, help)", name)
+	return usageErr("", "unknown command %q (commands: exec, elect, holders, revoke, demo, help)", name)
 }
 
 // runHelp prints the main usage or one command's, to stdout.

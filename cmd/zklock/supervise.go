@@ -8,21 +8,35 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/zkrecipes/zkrecipes/recipes"
 )
 
 // forwarded are the signals zklock passes on to the command's process group.
 var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
-// supervise runs the command while lease is held and returns its exit code.
+// tenure is what a command runs under: a lock's lease (exec) or a leader's
+// term (elect). Done closes when it ends (Suspended or Lost, per the error
+// policy); Err then says why.
+type tenure interface {
+	Path() string
+	Done() <-chan struct{}
+	Err() error
+}
+
+// job is the command supervise runs and how its messages name the tenure.
+type job struct {
+	argv      []string
+	killGrace time.Duration
+	what      string // "lock" or "leadership", as in "lock lost while CMD ran"
+}
+
+// supervise runs the command while lease lasts and returns its exit code.
 // When the lease ends first, or revoked closes (--revocable), the command's
 // group gets SIGTERM, then SIGKILL after --kill-grace, and the error carries
 // exitLost or exitRevoked.
 //
 // ctx ends on a signal that arrived before supervise listened: the command
 // is then not started.
-func supervise(ctx context.Context, lease recipes.Held, revoked <-chan struct{}, o execOptions, env []string, io stdio) (int, error) {
+func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job, env []string, io stdio) (int, error) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
@@ -30,7 +44,7 @@ func supervise(ctx context.Context, lease recipes.Held, revoked <-chan struct{},
 		return 0, withCode(exitInterrupted, fmt.Errorf("interrupted before %s started", o.argv[0]))
 	}
 	if err := lease.Err(); err != nil {
-		return 0, withCode(exitLost, fmt.Errorf("lock lost before %s started: %w", o.argv[0], err))
+		return 0, withCode(exitLost, fmt.Errorf("%s lost before %s started: %w", o.what, o.argv[0], err))
 	}
 	c, err := startChild(o.argv, env)
 	if err != nil {
@@ -56,7 +70,7 @@ func supervise(ctx context.Context, lease recipes.Held, revoked <-chan struct{},
 			c.signal(s.(syscall.Signal))
 		case <-done:
 			done, revoked = nil, nil
-			lost := withCode(exitLost, fmt.Errorf("lock lost while %s ran: %w", o.argv[0], lease.Err()))
+			lost := withCode(exitLost, fmt.Errorf("%s lost while %s ran: %w", o.what, o.argv[0], lease.Err()))
 			if ended != nil { // already stopping after a revocation: report the loss
 				ended = lost
 				continue

@@ -19,13 +19,14 @@ const globalFlagsHelp = `Global flags (before or after the command):
 
 // exitCodesHelp documents zklock's exit codes.
 const exitCodesHelp = `Exit codes:
-  0     success; exec: the command's own exit code (128+N if it died of signal N)
+  0     success; exec, elect: the command's own exit code (128+N if it died of signal N)
   64    usage error: bad flags, arguments or command
   69    could not connect to ZooKeeper within --connect-timeout, or the connection failed
   70    any other failure of zklock (a ZooKeeper error, an invalid path)
   73    exec --try: the lock is busy
   75    exec --timeout: the lock was not acquired in time
-  76    exec: the lock was lost while the command ran; the command was stopped
+  76    exec: the lock was lost while the command ran; elect: the leadership was;
+        the command was stopped
   77    exec --revocable: the lock was revoked (zklock revoke); the command was stopped
   126   exec: the command could not be started
   127   exec: the command was not found
@@ -50,6 +51,7 @@ Commands:
 Example:
   export ZK_SERVERS=zk1:2181,zk2:2181,zk3:2181
   zklock exec --timeout 30s /locks/backup -- ./backup.sh --full
+  zklock elect /elections/scheduler -- ./scheduler
   zklock holders /locks/backup
 `)
 	return b.String()
@@ -94,6 +96,40 @@ Examples:
   zklock exec --timeout 1m /locks/backup -- ./backup.sh
   zklock exec --semaphore 3 /limits/crawler -- ./crawl.sh
   zklock exec --try /locks/cron-report -- sh -c 'report --fence "$ZKLOCK_TOKEN"'
+`
+
+const electUsage = `Usage: zklock elect [--id ID] [--kill-grace D] PATH -- CMD [ARGS...]
+
+Join the leader election at PATH and run CMD while this process is the
+leader; resign when CMD exits. The election is a LeaderSelector, Curator 5's
+layout (PATH/_c_<uuid>-lock-<seq>, data: the id), so Java candidates using
+Curator's LeaderSelector on the same PATH take part; 'zklock holders PATH'
+lists the leader, then the candidates in order, with their ids.
+
+CMD gets in its environment:
+  ZKLOCK_PATH    the election path (PATH)
+  ZKLOCK_NODE    our candidate node, for example PATH/_c_<uuid>-lock-0000000003
+  ZKLOCK_TOKEN   the term's fencing token (the node's czxid): it grows with
+                 every term; have the resource you lead refuse lower ones
+  ZKLOCK_ID      the candidate id (--id)
+
+CMD runs in its own process group, and signals are forwarded to it, as with
+exec. When the leadership may be lost (session Suspended or Lost, per
+--error-policy), CMD's process group gets SIGTERM, then SIGKILL after
+--kill-grace, and zklock exits 76: another candidate may lead already. Run
+zklock elect again (under a service manager, say) to become a candidate once
+more. When CMD exits, what is left of its process group is stopped, zklock
+resigns (its node is deleted, the next candidate leads) and exits with
+CMD's exit code. SIGINT or SIGTERM while still a candidate leaves the
+election (exit 130).
+
+Flags:
+  --id ID           the candidate id stored in its node, shown by holders and by
+                    Curator's getParticipants (default HOST:PID)
+  --kill-grace D    time between SIGTERM and SIGKILL (default 10s)
+
+Example:
+  zklock elect --id "$(hostname)" /elections/scheduler -- ./scheduler --fence "$ZKLOCK_TOKEN"
 `
 
 const holdersUsage = `Usage: zklock holders PATH [--json]
