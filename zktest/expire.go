@@ -74,9 +74,9 @@ func expireOnce(ctx context.Context, server string, id int64, passwd []byte) err
 		return err
 	}
 	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(expireExchangeTimeout))
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	conn.SetDeadline(time.Now().Add(expireExchangeTimeout))
 	return attachAndClose(conn, id, passwd)
 }
 
