@@ -24,8 +24,10 @@ type Scenario struct {
 	// row that records its own history and violations.
 	Script func(ctx context.Context, e *Env, cfg Config, v *Verdict) error
 	// Wrap, when set, replaces each client's lockers (the broken locks of
-	// the self-tests).
-	Wrap func(Locker) Locker
+	// the self-tests): it gets the client's framework and the op to wrap.
+	Wrap func(fw *framework.Framework, spec OpSpec) Locker
+	// SkipLive runs no quiet phase and no liveness check (self-tests).
+	SkipLive bool
 }
 
 // Config is how a scenario runs.
@@ -118,6 +120,9 @@ func runWorkload(ctx context.Context, e *Env, sc Scenario, cfg Config) (int64, e
 		return 0, fmt.Errorf("chaos: heal: %w", err)
 	}
 	quiet := e.H.Add(Event{Kind: Note, Detail: "quiet"})
+	if sc.SkipLive {
+		return 0, ctx.Err()
+	}
 	sleepCtx(ctx, liveBound(e, spec))
 	return quiet, ctx.Err()
 }
@@ -148,7 +153,7 @@ func startWorkers(ctx, wctx context.Context, e *Env, sc Scenario, cfg Config, wg
 			inner := pick
 			pick = func(rng *rand.Rand) OpSpec {
 				s := inner(rng)
-				s.Locker = sc.Wrap(s.Locker)
+				s.Locker = sc.Wrap(c.FW, s)
 				return s
 			}
 		}
