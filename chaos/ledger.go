@@ -38,8 +38,8 @@ func (l *ledger) grant(res string, b belief) {
 	}
 	leases := 1
 	for _, o := range m {
-		if closed(o.done) {
-			continue
+		if closed(o.done) || o.proc == b.proc {
+			continue // a worker is sequential: the same proc twice is a downgrade
 		}
 		if b.mode == "s" && o.mode == "s" {
 			leases++

@@ -23,11 +23,12 @@ const (
 	Blackhole05  FaultKind = "blackhole-0.5T"
 	Blackhole09  FaultKind = "blackhole-0.9T"
 	Blackhole2   FaultKind = "blackhole-2T"
-	Expire       FaultKind = "expire"      // closeSession of a holder's session on the server
-	CutCreate    FaultKind = "cut-create"  // swallow a create's reply and close the connection
-	CutDelete    FaultKind = "cut-delete"  // the same for a delete (a release)
-	ResetStorm   FaultKind = "reset-storm" // drop a random client's connections every 200 ms
-	Latency      FaultKind = "latency"     // 0..T/2 of delay with jitter, for 3 s
+	Expire       FaultKind = "expire"        // closeSession of a holder's session on the server
+	CutCreate    FaultKind = "cut-create"    // swallow a create's reply and close the connection
+	CutDelete    FaultKind = "cut-delete"    // the same for a delete (a release)
+	ResetStorm   FaultKind = "reset-storm"   // drop a random client's connections every 200 ms
+	Latency      FaultKind = "latency"       // 0..T/2 of delay with jitter, for 3 s
+	ResumeClient FaultKind = "resume-client" // SIGCONT of a holder process stopped for 2 T
 )
 
 // notifies reports whether a holder hit by the fault must see Done close,
@@ -38,6 +39,8 @@ func (k FaultKind) notifies(T time.Duration) (bool, time.Duration) {
 		return true, 2*T/3 + T/3 // Disconnected after 2T/3 without traffic, plus ε
 	case KillLeader, KillFollower, QuorumLoss, Expire:
 		return true, T / 3 // the server closes the connection: at once, plus ε
+	case ResumeClient:
+		return true, time.Second // §A4 row 7's target: resume → Lost within 1 s
 	}
 	return false, 0
 }

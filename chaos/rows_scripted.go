@@ -201,7 +201,7 @@ func downgradeRound(ctx context.Context, e *Env, rw *recipes.InterProcessReadWri
 			_ = e.release("p/0", wop, hw)
 		}()
 	}
-	hr, rop, rerr := e.acquire(ctx, "p/1", r, p, "r")
+	hr, rop, rerr := e.acquire(ctx, "p/0", r, p, "r")
 	if !concurrent {
 		_ = e.release("p/0", wop, hw)
 		close(relDone)
@@ -212,7 +212,7 @@ func downgradeRound(ctx context.Context, e *Env, rw *recipes.InterProcessReadWri
 	if rerr == nil {
 		qr, qgot = notGranted(v, q, time.Duration(300+rng.IntN(300))*time.Millisecond,
 			"a queued writer got in while the downgraded read lease was held")
-		_ = e.release("p/1", rop, hr)
+		_ = e.release("p/0", rop, hr)
 	}
 	if !qgot {
 		qr, qgot = await(v, q, 10*e.T, "the queued writer after the downgrade ended")

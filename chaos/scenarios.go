@@ -31,6 +31,7 @@ func Table(s Size) []Scenario {
 			Faults: []FaultKind{QuorumLoss}, Gap: s.Gap},
 		{Row: 6, Name: "holder blackhole 0.5/0.9/2T", Workload: mutex(s.Small),
 			Faults: []FaultKind{Blackhole05, Blackhole09, Blackhole2}, Gap: s.Gap},
+		{Row: 7, Name: "holder process SIGSTOP 2T", Script: scriptRow7},
 		{Row: 8, Name: "forced expiry of a holder", Workload: mutex(s.N), Faults: []FaultKind{Expire}, Gap: s.Gap / 2},
 		{Row: 9, Name: "create-reply cut", Workload: mutex(s.N), Faults: []FaultKind{CutCreate}, Gap: s.Gap / 3},
 		{Row: 9, Name: "create-reply cut, try-lock", Workload: WorkloadSpec{Kind: WTry, Clients: s.N, CS: s.CS},
