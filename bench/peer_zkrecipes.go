@@ -48,7 +48,7 @@ func (s *zkrSession) Mutex(path string) (harness.Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &leaseLocker{acquire: m.Acquire}, nil
+	return &leaseLocker{acquire: m.Hold}, nil
 }
 
 func (s *zkrSession) rw(path string) (*recipes.InterProcessReadWriteLock, error) {
@@ -71,7 +71,7 @@ func (s *zkrSession) ReadLock(path string) (harness.Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &leaseLocker{acquire: l.ReadLock().Acquire}, nil
+	return &leaseLocker{acquire: l.ReadLock().Hold}, nil
 }
 
 // WriteLock implements harness.RWSession.
@@ -80,7 +80,7 @@ func (s *zkrSession) WriteLock(path string) (harness.Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &leaseLocker{acquire: l.WriteLock().Acquire}, nil
+	return &leaseLocker{acquire: l.WriteLock().Hold}, nil
 }
 
 // Semaphore implements harness.SemaphoreSession: each Acquire takes one lease.
@@ -89,7 +89,7 @@ func (s *zkrSession) Semaphore(path string, leases int) (harness.Locker, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &leaseLocker{acquire: func(ctx context.Context) (*recipes.Lease, error) {
+	return &leaseLocker{acquire: func(ctx context.Context) (recipes.Held, error) {
 		ls, err := sem.Acquire(ctx, 1)
 		if err != nil {
 			return nil, err
@@ -107,10 +107,10 @@ func (s *zkrSession) MultiLock(paths []string) (harness.Locker, error) {
 	return &multiLocker{m: m}, nil
 }
 
-// leaseLocker adapts any Acquire that returns a *recipes.Lease. Used by one goroutine at a time.
+// leaseLocker adapts any Acquire that returns a lease. Used by one goroutine at a time.
 type leaseLocker struct {
-	acquire func(ctx context.Context) (*recipes.Lease, error)
-	held    *recipes.Lease
+	acquire func(ctx context.Context) (recipes.Held, error)
+	held    recipes.Held
 }
 
 func (l *leaseLocker) Acquire(ctx context.Context) error {

@@ -26,14 +26,14 @@ func BenchmarkEvaluate(b *testing.B) {
 			lock string
 		}{
 			{"Exclusive", Exclusive(), MutexLockName},
-			{"Read", Read(nil), ReadLockName},
+			{"Read", Read(""), ReadLockName},
 			{"Semaphore", Semaphore(n / 2), LeaseLockName},
 		} {
 			children, our := contenders(n, tc.lock)
 			b.Run(fmt.Sprintf("%s/n=%d", tc.name, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, _, _, err := Evaluate(tc.d, children, our); err != nil {
+					if _, _, err := Evaluate(tc.d, children, our, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

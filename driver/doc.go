@@ -9,7 +9,7 @@
 //   - Exclusive ("lock-", InterProcessMutex) and Write ("__WRIT__"): we hold the lock at index
 //     0; otherwise we watch the node just before ours. Standard generalises this to
 //     maxLeases n: hold below index n, else watch the node n places ahead.
-//   - Read ("__READ__"): we hold the lock when the same owner holds the write lock, or when
+//   - Read ("__READ__"): a downgrade holds while its own write node is listed; a plain read holds when
 //     no "__WRIT__" node sorts before ours; otherwise we watch the first writer in sort
 //     order (writers queued after us are ignored).
 //   - Semaphore ("lease-", InterProcessSemaphoreV2's leases directory): we hold a lease when
@@ -31,6 +31,15 @@
 //     which sorts before "0000000000" ('-' < '0'): wrong, but exactly as wrong as Curator.
 //   - A missing own node (session expired, or the node was deleted) is ErrOwnNodeMissing;
 //     the caller recreates its node.
+//
+// A Driver describes a lock completely: besides the lock name, the sort key and the predicate
+// (Decide), it says how our node is created (Node: sequential, or a fixed name such as a
+// downgrade's), whether the deletion of the watched node alone proves that we hold
+// (Decision.GoneHolds, the handoff without a re-list), and, as an InputDriver, which node's
+// data feeds the decision (a shared maximum). A decision that can never succeed says so in
+// Decision.Err. Drivers decide from data only: the listing, our node, the input's data, and
+// names they were built with (a downgrade's own writer node), never from callbacks into
+// mutable state. recipes.NewLock runs the acquire loop for any driver, yours included.
 //
 // The package does no I/O, imports no other package of this module, and all its values are
 // immutable and safe for concurrent use.

@@ -42,21 +42,25 @@ func compareKeyed(a, b keyed) int {
 }
 
 // Evaluate sorts children (see Sort), finds ourNode among them by exact name, and returns
-// d's Decision with the sorted children and our index in them. ourNode may be a full path:
-// only its last segment is compared. A missing own node returns an error wrapping
-// ErrOwnNodeMissing (with the sorted children and index -1); a nil d returns ErrNilDriver.
-func Evaluate(d Driver, children []string, ourNode string) (Decision, []string, int, error) {
+// d's Decision with the View it was made from. ourNode may be a full path: only its last
+// segment is compared. input is the input node's data for an InputDriver (else nil). A
+// missing own node returns an error wrapping ErrOwnNodeMissing (with View.Index -1); a nil d
+// returns ErrNilDriver.
+func Evaluate(d Driver, children []string, ourNode string, input []byte) (Decision, View, error) {
 	if d == nil {
-		return Decision{}, nil, -1, ErrNilDriver
+		return Decision{}, View{Index: -1}, ErrNilDriver
 	}
 	name := ourNode[strings.LastIndexByte(ourNode, '/')+1:]
-	sorted := Sort(d, children)
-	idx := slices.Index(sorted, name)
-	if idx < 0 {
-		return Decision{}, sorted, -1, fmt.Errorf("%w: %q", ErrOwnNodeMissing, name)
+	v := View{Sorted: Sort(d, children), Input: input}
+	v.Index = slices.Index(v.Sorted, name)
+	if v.Index < 0 {
+		return Decision{}, v, fmt.Errorf("%w: %q", ErrOwnNodeMissing, name)
 	}
-	return d.Decide(sorted, idx), sorted, idx, nil
+	return d.Decide(v), v, nil
 }
+
+// inRange reports whether v.Index points into v.Sorted.
+func inRange(v View) bool { return v.Index >= 0 && v.Index < len(v.Sorted) }
 
 // KeyAfter is Curator's fixForSorting: the part of child after the last occurrence of
 // lockName, or child itself if lockName does not occur or is empty.

@@ -50,9 +50,9 @@ func TestSortKeys(t *testing.T) {
 		{"exclusive foreign", Exclusive(), "foo", "foo"},
 		{"write on read node", Write(), node(u1, "__READ__", "0000000002"), "0000000002"},
 		{"write on write node", Write(), node(u1, "__WRIT__", "0000000001"), "0000000001"},
-		{"read on write node", Read(nil), node(u1, "__WRIT__", "0000000001"), "0000000001"},
-		{"read strips READ then WRIT", Read(nil), "__READ__x__WRIT__5", "5"},
-		{"read: WRIT before READ", Read(nil), "__WRIT__x__READ__5", "5"},
+		{"read on write node", Read(""), node(u1, "__WRIT__", "0000000001"), "0000000001"},
+		{"read strips READ then WRIT", Read(""), "__READ__x__WRIT__5", "5"},
+		{"read: WRIT before READ", Read(""), "__WRIT__x__READ__5", "5"},
 		{"rw foreign", Write(), "lock-0000000001", "lock-0000000001"},
 		{"semaphore lease", Semaphore(3), node(u1, "lease-", "0000000004"), "0000000004"},
 		{"standard custom", Standard("job-", 2), "job-0000000009", "0000000009"},
@@ -80,7 +80,7 @@ func TestSort(t *testing.T) {
 		{"reads and writes interleave", Write(),
 			[]string{node(u1, "__READ__", "0000000003"), node(u2, "__WRIT__", "0000000002"), node(u3, "__READ__", "0000000001")},
 			[]string{node(u3, "__READ__", "0000000001"), node(u2, "__WRIT__", "0000000002"), node(u1, "__READ__", "0000000003")}},
-		{"equal keys keep listing order", Read(nil),
+		{"equal keys keep listing order", Read(""),
 			[]string{node(u3, "__WRIT__", "0000000004"), node(u1, "__READ__", "0000000004"), node(u2, "__WRIT__", "0000000001")},
 			[]string{node(u2, "__WRIT__", "0000000001"), node(u3, "__WRIT__", "0000000004"), node(u1, "__READ__", "0000000004")}},
 		{"wrapped sequence sorts first, as in Curator", Exclusive(),
@@ -116,30 +116,30 @@ func TestSortStableReversed(t *testing.T) {
 func TestEvaluateOwnNodeMissing(t *testing.T) {
 	children := []string{"lock-0000000001", "lock-0000000002"}
 	for _, our := range []string{"lock-0000000003", "lock-000000000", "", "ock-0000000001"} {
-		dec, sorted, idx, err := Evaluate(Exclusive(), children, our)
+		dec, v, err := Evaluate(Exclusive(), children, our, nil)
 		if !errors.Is(err, ErrOwnNodeMissing) {
 			t.Fatalf("Evaluate(%q) err = %v, want ErrOwnNodeMissing", our, err)
 		}
-		if dec != (Decision{}) || idx != -1 || len(sorted) != 2 {
-			t.Fatalf("Evaluate(%q) = %+v, %q, %d", our, dec, sorted, idx)
+		if dec != (Decision{}) || v.Index != -1 || len(v.Sorted) != 2 {
+			t.Fatalf("Evaluate(%q) = %+v, %+v", our, dec, v)
 		}
 	}
-	if _, _, _, err := Evaluate(Exclusive(), nil, "lock-0000000001"); !errors.Is(err, ErrOwnNodeMissing) {
+	if _, _, err := Evaluate(Exclusive(), nil, "lock-0000000001", nil); !errors.Is(err, ErrOwnNodeMissing) {
 		t.Fatalf("empty children: err = %v", err)
 	}
 }
 
 func TestEvaluateNilDriver(t *testing.T) {
-	if _, _, _, err := Evaluate(nil, []string{"a"}, "a"); !errors.Is(err, ErrNilDriver) {
+	if _, _, err := Evaluate(nil, []string{"a"}, "a", nil); !errors.Is(err, ErrNilDriver) {
 		t.Fatalf("err = %v, want ErrNilDriver", err)
 	}
 }
 
 func TestEvaluateFullPath(t *testing.T) {
 	children := []string{"lock-0000000002", "lock-0000000001"}
-	dec, _, idx, err := Evaluate(Exclusive(), children, "/locks/a/lock-0000000002")
-	if err != nil || idx != 1 || dec.WatchNode != "lock-0000000001" {
-		t.Fatalf("Evaluate = %+v, %d, %v", dec, idx, err)
+	dec, v, err := Evaluate(Exclusive(), children, "/locks/a/lock-0000000002", nil)
+	if err != nil || v.Index != 1 || dec.WatchNode != "lock-0000000001" {
+		t.Fatalf("Evaluate = %+v, %d, %v", dec, v.Index, err)
 	}
 }
 
@@ -154,7 +154,7 @@ func TestSortMatchesStableReference(t *testing.T) {
 		for i := range children {
 			children[i] = fmt.Sprintf("_c_%d-%s%010d", r.IntN(1000), parts[r.IntN(len(parts))], r.IntN(8))
 		}
-		for _, d := range []Driver{Exclusive(), Write(), Read(nil), Semaphore(3)} {
+		for _, d := range []Driver{Exclusive(), Write(), Read(""), Semaphore(3)} {
 			want := slices.Clone(children)
 			sort.SliceStable(want, func(i, j int) bool { return d.SortKey(want[i]) < d.SortKey(want[j]) })
 			if got := Sort(d, children); !slices.Equal(got, want) {

@@ -5,7 +5,7 @@ package driver
 type standardDriver struct {
 	lockName  string
 	maxLeases int
-	rw        bool // sort with the read-write key
+	rw        bool // sort with the read-write key; the directory may hold non-sequential reads
 }
 
 // Exclusive is the InterProcessMutex driver: lock name "lock-", maxLeases 1. We hold the
@@ -40,13 +40,19 @@ func (d standardDriver) SortKey(child string) string {
 	return KeyAfter(child, d.lockName)
 }
 
-// Decide holds when ourIndex < maxLeases, else watches sorted[ourIndex-maxLeases].
-func (d standardDriver) Decide(sorted []string, ourIndex int) Decision {
-	if ourIndex < 0 || ourIndex >= len(sorted) {
+// Node is the zero Node: ephemeral sequential.
+func (standardDriver) Node() Node { return Node{} }
+
+// Decide holds when Index < maxLeases, else watches Sorted[Index-maxLeases]. Its deletion
+// proves that we hold when it sorts first, except in a read-write directory, where a
+// downgraded read (not sequential) may appear ahead of us.
+func (d standardDriver) Decide(v View) Decision {
+	if !inRange(v) {
 		return Decision{}
 	}
-	if ourIndex < d.maxLeases {
+	if v.Index < d.maxLeases {
 		return Decision{Holds: true}
 	}
-	return Decision{WatchNode: sorted[ourIndex-d.maxLeases]}
+	w := v.Index - d.maxLeases
+	return Decision{WatchNode: v.Sorted[w], GoneHolds: w == 0 && !d.rw}
 }

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -53,19 +54,22 @@ func (f *Framework) retry(ctx context.Context, op func(ctx context.Context) erro
 	}))
 }
 
-// waitConnectedBounded waits until connected, at most the connection timeout (then the attempt is
-// made anyway and fails retryably), returning early on ctx (its error) or Close (ErrClosed).
+// waitConnectedBounded waits until a request may be sent: go-zookeeper has a session and has
+// re-sent its watches (setwatches.go). It returns early on ctx (its error) or Close (ErrClosed),
+// and after the connection timeout with a retryable error wrapping ErrNoServer, without sending:
+// a request queued on a connection that is down would be written on the next one before
+// go-zookeeper re-registers its watches, inside its data race on lastZxid.
 func (f *Framework) waitConnectedBounded(ctx context.Context) error {
-	if f.conn.State() == zk.StateHasSession {
+	if f.conn.State() == zk.StateHasSession && f.sockets.gate.Load() == nil {
 		return nil
 	}
 	timer := time.NewTimer(f.cfg.connTimeout)
 	defer timer.Stop()
 	for {
-		state, _, connected := f.st.snapshot()
-		if state.IsConnected() || f.conn.State() == zk.StateHasSession {
-			return nil
+		if f.conn.State() == zk.StateHasSession {
+			return f.sockets.passSetWatches(ctx, timer.C)
 		}
+		_, _, connected := f.st.snapshot()
 		select {
 		case <-connected:
 		case <-ctx.Done():
@@ -73,7 +77,8 @@ func (f *Framework) waitConnectedBounded(ctx context.Context) error {
 		case <-f.quit:
 			return ErrClosed
 		case <-timer.C:
-			return nil
+			return fmt.Errorf("framework: not connected within %v, tried %s: %w",
+				f.cfg.connTimeout, f.sockets.noServer(f.servers), ErrNoServer)
 		}
 	}
 }
@@ -134,12 +139,16 @@ func callTracked[T any](f *Framework, ctx context.Context, fn func() (T, error))
 	}
 }
 
-// callError maps a go-zookeeper error: sentinels for its "unknown error" codes, and ErrClosed for a
-// connection closed by our own Close.
+// callError maps a go-zookeeper error: sentinels for its "unknown error" codes, ErrClosed for a
+// connection closed by our own Close, and ErrNoServer wrapped with the addresses tried.
 func (f *Framework) callError(err error) error {
 	err = mapZKError(err)
-	if err != nil && f.closed.Load() && errors.Is(err, zk.ErrConnectionClosed) {
+	switch {
+	case err == nil:
+	case f.closed.Load() && errors.Is(err, zk.ErrConnectionClosed):
 		return ErrClosed
+	case errors.Is(err, zk.ErrNoServer):
+		return fmt.Errorf("framework: no ZooKeeper server reachable, tried %s: %w", f.sockets.noServer(f.servers), err)
 	}
 	return err
 }

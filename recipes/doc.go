@@ -2,6 +2,17 @@
 // Curator 5's znode layout so that Go and Java processes can contend for the
 // same lock paths.
 //
+// # One acquire loop
+//
+// Every recipe is a configuration of Lock, the one acquire loop, and a driver
+// (package driver) that decides from data alone: NewLock(fw, path, drv). The
+// loop creates a protected ephemeral node (parents as containers), lists the
+// directory, asks the driver, watches the one node (or the directory) the
+// driver names, and re-decides on every wake; it grants only on a listing of a
+// live session epoch whose session created our node, deletes our node on every
+// failure, and re-queues under the same deadline when our node vanishes. Write a
+// driver of your own and you get all of that (docs/custom-recipes.md).
+//
 // # Znode layout
 //
 // A lock is a directory of ephemeral sequential contender nodes whose names
@@ -27,18 +38,19 @@
 // # Leases, Suspended and Lost
 //
 // Acquire returns a *Lease, owned by the caller. Reentrancy is counted on the
-// lease (Reenter, or Acquire with a context from WithLease), never on
-// goroutine identity. A lease's Done channel closes when its session may be
+// lease (Reenter), never on goroutine identity or on a context. Semaphore leases
+// (*SemaphoreLease) cannot be re-entered. A lease's Done channel closes when its session may be
 // gone: under the framework's Standard error policy on Suspended (the
 // connection dropped; the session may expire without us hearing of it) and
 // on Lost (the session expired); under the Session policy on Lost only.
-// Once Done is closed another process may hold the lock. Stop acting on it.
+// Once Done is closed another process may hold the lock. Stop acting on it. The
+// node of a lost lease is deleted in the background; Release is still allowed.
 //
 // # Fencing tokens
 //
 // A lock that lives in ZooKeeper cannot stop a holder that is paused (GC, a
 // stopped VM) past its session timeout from acting after another process has
-// acquired the lock. Lease.Token returns the czxid of the holder's node, a
+// acquired the lock. Lease.Token(ctx) returns the czxid of the holder's node, a
 // number that grows with every new holder across the ensemble, even when the
 // lock directory is reaped and recreated. Send it with every write to the
 // protected resource and have the resource reject tokens lower than the

@@ -7,8 +7,9 @@ import "errors"
 var (
 	// ErrLocked is returned by TryAcquire when the lock is busy.
 	ErrLocked = errors.New("recipes: lock is held by another contender")
-	// ErrNotHeld is returned when a lease is released more times than it was
-	// acquired, or released after it was lost.
+	// ErrNotHeld is returned when a lease is released (or re-entered) after its
+	// last release. Releasing a lease that was lost is not an error: its node is
+	// deleted anyway.
 	ErrNotHeld = errors.New("recipes: lease is not held")
 	// ErrLockLost is the cause a lease reports once its session was suspended
 	// or lost (per the framework's error policy): another contender may hold
@@ -16,11 +17,8 @@ var (
 	ErrLockLost = errors.New("recipes: lock may be lost")
 	// ErrReleased is the cause a lease reports after its last release.
 	ErrReleased = errors.New("recipes: lease released")
-	// ErrUpgrade is returned when the owner of a read lock asks for the write
-	// lock of the same InterProcessReadWriteLock: Curator would deadlock.
-	ErrUpgrade = errors.New("recipes: read lock cannot be upgraded to a write lock")
-	// ErrForeignLease is returned when a lease is used with a lock it does not
-	// belong to.
+	// ErrForeignLease is returned when a lease is given to a lock it does not
+	// belong to (ReadLock.Downgrade with another lock's lease).
 	ErrForeignLease = errors.New("recipes: lease belongs to another lock")
 	// ErrInvalidArgument reports a bad parameter (a count, a maximum, a set of
 	// paths); the message names it.

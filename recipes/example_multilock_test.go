@@ -1,25 +1,20 @@
 package recipes_test
 
 import (
-	"context"
+	"fmt"
 	"log"
-	"time"
 
-	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
 )
 
-// A transfer needs both accounts. Locks are taken in path order whatever
-// the order given, so a concurrent transfer the other way cannot deadlock,
-// and the context's deadline covers the whole set.
+// A transfer needs both accounts. Locks are taken in path order whatever the order given, so
+// a concurrent transfer the other way cannot deadlock, and the context's deadline covers the
+// whole set.
 func ExampleInterProcessMultiLock() {
-	fw, err := framework.New([]string{"127.0.0.1:2181"})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer fw.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := exampleCtx()
 	defer cancel()
+	fw := connect(ctx)
+	defer fw.Close()
 
 	from, err := recipes.NewMutex(fw, "/accounts/42")
 	if err != nil {
@@ -33,12 +28,17 @@ func ExampleInterProcessMultiLock() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	fmt.Println("order:", ml.Paths())
 	held, err := ml.Acquire(ctx)
 	if err != nil {
 		log.Fatal(err) // none of the locks is held
 	}
+	fmt.Println("held:", len(held.Leases()), held.Err() == nil)
 	// ... move the money ...
-	if err := held.Release(context.Background()); err != nil {
+	if err := held.Release(ctx); err != nil {
 		log.Print(err) // every lock was still released; errors are joined
 	}
+	// Output:
+	// order: [/accounts/42 /accounts/7]
+	// held: 2 true
 }

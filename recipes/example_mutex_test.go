@@ -1,40 +1,21 @@
 package recipes_test
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"log"
 	"path"
 	"strings"
-	"time"
 
-	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
-	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
-// Two processes (here: two sessions) take turns on one lock. The second
-// waits, watching only the first one's node, and gets a larger fencing token.
+// Two processes (here: two sessions) take turns on one lock. The second waits, watching only
+// the first one's node, and gets a larger fencing token.
 func ExampleInterProcessMutex() {
-	zk, err := zktest.Launch() // a local ZooKeeper; use your ensemble's addresses instead
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer zk.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := exampleCtx()
 	defer cancel()
-
-	connect := func() *framework.Framework {
-		fw, err := framework.New(zk.Servers())
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := fw.WaitConnected(ctx); err != nil {
-			log.Fatal(err)
-		}
-		return fw
-	}
-	a, b := connect(), connect()
+	a, b := connect(ctx), connect(ctx)
 	defer a.Close()
 	defer b.Close()
 
@@ -50,7 +31,7 @@ func ExampleInterProcessMutex() {
 	fmt.Println(strings.HasPrefix(name, "_c_"), strings.Contains(name, "-lock-"))
 
 	if _, err := mb.TryAcquire(ctx); err != nil {
-		fmt.Println("busy:", strings.Contains(err.Error(), "held by another"))
+		fmt.Println("busy:", errors.Is(err, recipes.ErrLocked))
 	}
 	next := make(chan *recipes.Lease)
 	go func() {
@@ -60,11 +41,16 @@ func ExampleInterProcessMutex() {
 		}
 		next <- l
 	}()
+	t1, _ := first.Token(ctx)
 	if err := first.Release(ctx); err != nil {
 		log.Fatal(err)
 	}
 	second := <-next
-	fmt.Println("larger token:", second.Token() > first.Token())
+	t2, err := second.Token(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("larger token:", t2 > t1)
 
 	select {
 	case <-second.Done(): // closes on Suspended or Lost: stop using the resource
@@ -81,25 +67,34 @@ func ExampleInterProcessMutex() {
 	// still held: true
 }
 
-// Reentrancy goes through the lease, not the goroutine: pass the lease (or a
-// context carrying it) down the call chain.
-func ExampleWithLease() {
-	var m *recipes.InterProcessMutex // from recipes.NewMutex
-	ctx := context.Background()
-	if m == nil {
-		return // (sketch: needs a server)
-	}
+// Reentrancy goes through the lease, never the goroutine or the context: a function that must
+// hold the lock takes the lease and re-enters it, at no ZooKeeper cost.
+func ExampleLease_Reenter() {
+	ctx, cancel := exampleCtx()
+	defer cancel()
+	fw := connect(ctx)
+	defer fw.Close()
+	m, _ := recipes.NewMutex(fw, "/locks/reentrant")
+
 	lease, err := m.Acquire(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer lease.Release(ctx)
-	inner := func(ctx context.Context) {
-		l, err := m.Acquire(ctx) // re-enters: counts, no ZooKeeper traffic
-		if err != nil {
+	inner := func(l *recipes.Lease) {
+		if err := l.Reenter(); err != nil {
 			log.Fatal(err)
 		}
-		defer l.Release(ctx)
+		defer l.Release(ctx) // gives back one acquisition: the lock stays held
+		fmt.Println("inner holds:", l.Err() == nil)
 	}
-	inner(recipes.WithLease(ctx, lease))
+	inner(lease)
+	fmt.Println("still held after inner:", lease.Err() == nil)
+	if err := lease.Release(ctx); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("released:", errors.Is(lease.Err(), recipes.ErrReleased))
+	// Output:
+	// inner holds: true
+	// still held after inner: true
+	// released: true
 }

@@ -1,25 +1,21 @@
 package recipes_test
 
 import (
-	"context"
+	"errors"
+	"fmt"
 	"log"
-	"time"
 
-	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
 )
 
-// Readers share the lock; a writer excludes everyone. The holder of the write
-// lock downgrades by taking the read lock with its write lease in the
-// context, then releasing the write lease: no queued writer slips in between.
-func ExampleInterProcessReadWriteLock() {
-	fw, err := framework.New([]string{"127.0.0.1:2181"})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer fw.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// Readers share the lock; a writer excludes everyone. The holder of the write lock downgrades
+// by taking the read lock with its write lease (Downgrade), then releasing the write lease: no
+// queued writer slips in between.
+func ExampleReadLock_Downgrade() {
+	ctx, cancel := exampleCtx()
 	defer cancel()
+	fw := connect(ctx)
+	defer fw.Close()
 
 	rw, err := recipes.NewReadWriteLock(fw, "/locks/catalog", recipes.WithNodeData([]byte("indexer-1")))
 	if err != nil {
@@ -30,15 +26,25 @@ func ExampleInterProcessReadWriteLock() {
 		log.Fatal(err)
 	}
 	// ... rebuild the catalog ...
-	r, err := rw.ReadLock().Acquire(recipes.WithLease(ctx, w)) // downgrade
+	r, err := rw.ReadLock().Downgrade(ctx, w)
 	if err != nil {
 		log.Fatal(err)
 	}
 	if err := w.Release(ctx); err != nil {
-		log.Print(err)
+		log.Fatal(err)
 	}
-	// ... read the catalog with other readers ...
-	if err := r.Release(ctx); err != nil {
-		log.Print(err)
+	// ... read the catalog; other readers may join, writers wait ...
+	other, err := rw.ReadLock().Acquire(ctx)
+	if err != nil {
+		log.Fatal(err)
 	}
+	_, err = rw.WriteLock().TryAcquire(ctx)
+	fmt.Println("writer refused while read:", errors.Is(err, recipes.ErrLocked))
+	for _, l := range []*recipes.Lease{other, r} {
+		if err := l.Release(ctx); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// Output:
+	// writer refused while read: true
 }

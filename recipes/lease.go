@@ -4,95 +4,173 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 )
 
-// Lease is a held lock: the handle that Acquire returns and that its owner
-// releases. Reentrancy is counted on the lease, never on goroutine identity:
-// whoever holds the *Lease (or a context carrying it, see WithLease) may
-// re-enter or release it. A Lease is safe for concurrent use.
-//
-// A lease watches its session: when the framework's error policy says the
-// session may be gone (Suspended or Lost under the Standard policy, Lost only
-// under the Session policy), Done closes and Err reports ErrLockLost with the
-// reason. From then on another process may hold the lock; stop acting on it.
-type Lease struct {
-	owner any // the lock object this lease belongs to
+// Held is what every lease offers, reentrant or not: the loss signal, the fencing token, a
+// guard for transactions, and release. InterProcessMultiLock holds a set of them.
+type Held interface {
+	Path() string
+	Done() <-chan struct{}
+	Err() error
+	Context() context.Context
+	Token(ctx context.Context) (int64, error)
+	Guard() framework.Op
+	Release(ctx context.Context) error
+}
+
+// node is a held lock node: what Lease and SemaphoreLease share. It watches its session
+// epoch: when the framework's error policy says the session may be gone (Suspended or Lost
+// under the Standard policy, Lost only under the Session policy) the lease ends with
+// ErrLockLost, and the node is deleted in the background, so that a session that survives
+// does not keep the lock blocked behind a holder that has been told to stop.
+type node struct {
 	fw    *framework.Framework
+	lock  *Lock // the lock that issued it
 	path  string
 	token *token
+	since time.Time // when it was granted
 
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
-	stopWatch func() bool // detaches the lease from its session epoch
-
-	mu    sync.Mutex
-	count int // acquisitions not yet released; 0 once fully released
-
-	onRelease func() // optional: run once after the last release (recipe bookkeeping)
+	stopWatch func() bool // detaches the node from its session epoch
+	released  atomic.Bool // the owner let go of it
+	onEnd     func()      // optional: runs once when the node is released or lost
+	endOnce   sync.Once
 }
 
-// newLease ties the lease to g's session epoch: when the epoch ends the
-// lease's context is cancelled with ErrLockLost. context.AfterFunc does it, so
-// no goroutine waits for the epoch while the lock is held.
-func newLease(owner any, fw *framework.Framework, g grant, watchOwn func(*Lease)) *Lease {
+// newNode ties a node granted by lock to its session epoch with context.AfterFunc, so no
+// goroutine waits for the epoch while the lock is held. It counts in the lock's
+// IsAcquiredInThisProcess until it ends.
+func newNode(lock *Lock, g grant) *node {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	l := &Lease{
-		owner: owner, fw: fw, path: g.path, token: g.token,
-		ctx: ctx, cancel: cancel, count: 1,
-	}
+	lock.held.Add(1)
+	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, since: time.Now(), ctx: ctx, cancel: cancel,
+		onEnd: func() { lock.held.Add(-1) }}
 	sess := g.session
-	l.stopWatch = context.AfterFunc(sess.Context(), func() {
-		l.cancel(fmt.Errorf("%w: %s: %w", ErrLockLost, l.path, sess.Err()))
-	})
-	if watchOwn != nil {
-		go watchOwn(l)
+	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
+	return n
+}
+
+// lose ends the lease with ErrLockLost (telling the holder first), then deletes the node in
+// the background unless the owner released it meanwhile.
+func (n *node) lose(reason error) {
+	n.cancel(fmt.Errorf("%w: %s: %w", ErrLockLost, n.path, reason))
+	if !n.end() {
+		return
 	}
-	return l
+	n.lock.event(eventLost, n.path, time.Since(n.since), reason)
+	if !n.released.Load() {
+		n.fw.DeleteInBackground(n.path)
+	}
+}
+
+// end runs onEnd once, and reports whether this call did.
+func (n *node) end() bool {
+	first := false
+	n.endOnce.Do(func() {
+		first = true
+		n.onEnd()
+	})
+	return first
+}
+
+// release deletes the node with a guaranteed delete bounded by ctx: if ctx ends first the
+// delete goes on in the background and the error says so. A node that was lost has been
+// (or is being) deleted already; releasing it returns nil.
+func (n *node) release(ctx context.Context) error {
+	n.released.Store(true)
+	n.stopWatch()
+	n.cancel(fmt.Errorf("%w: %s", ErrReleased, n.path))
+	if n.end() {
+		n.lock.event(eventReleased, n.path, time.Since(n.since), nil)
+	}
+	err := n.fw.Delete(ctx, n.path, framework.Guaranteed())
+	switch {
+	case err == nil, errors.Is(err, framework.ErrNoNode):
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("recipes: release %s: the delete goes on in the background: %w", n.path, err)
+	case errors.Is(err, framework.ErrClosed):
+		return fmt.Errorf("recipes: release %s: %w (the session's end deletes the node)", n.path, err)
+	}
+	return fmt.Errorf("recipes: release %s: %w", n.path, err)
 }
 
 // Path returns our lock node's path (namespace-relative), for example
 // "/locks/orders/_c_<uuid>-lock-0000000007".
-func (l *Lease) Path() string { return l.path }
+func (n *node) Path() string { return n.path }
 
-// Token returns the fencing token: the czxid of our lock node. It is a 64-bit
-// transaction id that grows with every new holder across the ensemble, even
-// when the lock directory is reaped and recreated. Pass it to the resource
-// you protect and have it refuse tokens lower than the highest it has seen.
-//
-// The token is usually known at acquire time for free (see the package
-// doc); when the lock was busy, the first call reads our node's stat once,
-// bounded by the framework's retry policy and 10 s. It returns 0, which no
-// resource should accept, if the node could not be read: it is gone, so the
-// lock is not held.
-func (l *Lease) Token() int64 { return l.token.value() }
+// NodeName returns the last segment of the node's path, as Curator's Lease.getNodeName.
+func (n *node) NodeName() string { return path.Base(n.path) }
 
-// Done returns a channel that closes when the lease ends: released, or its
-// session suspended or lost per the framework's error policy.
-func (l *Lease) Done() <-chan struct{} { return l.ctx.Done() }
+// Token returns the fencing token: the czxid of our lock node, a 64-bit transaction id that
+// grows with every new node across the ensemble, even when the lock directory is reaped and
+// recreated. Pass it to the resource you protect and have it refuse tokens lower than the
+// highest it has seen. It is usually known at acquire time for free; otherwise the first call
+// reads our node's stat under ctx. A node that is gone returns an error wrapping
+// framework.ErrNoNode: the lock is not held. (A downgraded read reuses its writer's sequence
+// but has a czxid of its own, created after writers that were already queued: its token does
+// not order it against them.)
+func (n *node) Token(ctx context.Context) (int64, error) { return n.token.value(ctx) }
 
-// Err returns nil while the lease is held; afterwards ErrReleased, or
-// ErrLockLost wrapping the session's reason (framework.ErrSuspended,
-// framework.ErrSessionLost, framework.ErrClosed).
-func (l *Lease) Err() error {
-	if l.ctx.Err() == nil {
+// Done returns a channel that closes when the lease ends: released, or its session suspended
+// or lost per the framework's error policy.
+func (n *node) Done() <-chan struct{} { return n.ctx.Done() }
+
+// Err returns nil while the lease is held; afterwards ErrReleased, or ErrLockLost wrapping
+// the session's reason (framework.ErrSuspended, framework.ErrSessionLost, framework.ErrClosed).
+func (n *node) Err() error {
+	if n.ctx.Err() == nil {
 		return nil
 	}
-	return context.Cause(l.ctx)
+	return context.Cause(n.ctx)
 }
 
-// Context returns a context that is cancelled when the lease ends, with
-// Err's value as its cause: a parent for work that must stop with the lock.
-func (l *Lease) Context() context.Context { return l.ctx }
+// Context returns a context that is cancelled when the lease ends, with Err's value as its
+// cause: a parent for work that must stop with the lock.
+func (n *node) Context() context.Context { return n.ctx }
 
-// Guard returns a check operation on our lock node. Put it first in a
-// framework Multi so that the transaction commits only while our node exists.
-func (l *Lease) Guard() framework.Op { return framework.CheckOp(l.path, -1) }
+// Guard returns a check operation on our lock node. Put it first in a framework Multi so that
+// the transaction commits only while our node exists.
+func (n *node) Guard() framework.Op { return framework.CheckOp(n.path, -1) }
 
-// Reenter counts one more acquisition of a lease that is still held. It
-// costs no ZooKeeper traffic; each Reenter needs its own Release.
+// Data reads the data stored in our node, as Curator's Lease.getData. A node that is gone
+// returns an error wrapping framework.ErrNoNode.
+func (n *node) Data(ctx context.Context) ([]byte, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
+	data, _, err := n.fw.Get(ctx, n.path)
+	return data, err
+}
+
+// Lease is a held, reentrant lock: the handle that Acquire returns and that its owner
+// releases. Reentrancy is counted on the handle, never on goroutine identity: whoever holds
+// the *Lease may Reenter or Release it, from any goroutine. Safe for concurrent use.
+//
+// When Done closes another process may hold the lock: stop acting on it. The node is then
+// deleted in the background; Release is still allowed and returns nil.
+type Lease struct {
+	*node
+
+	mu    sync.Mutex
+	count int // acquisitions not yet released; 0 once fully released
+}
+
+// newLease wraps a grant of owner's in a lease with one acquisition.
+func newLease(owner *Lock, g grant) *Lease {
+	return &Lease{node: newNode(owner, g), count: 1}
+}
+
+// Reenter counts one more acquisition of a lease that is still held, with no ZooKeeper
+// traffic: each Reenter needs its own Release. A released lease returns ErrNotHeld, a lost
+// one its Err.
 func (l *Lease) Reenter() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -106,12 +184,9 @@ func (l *Lease) Reenter() error {
 	return nil
 }
 
-// Release gives back one acquisition. The last release deletes our node with
-// a guaranteed delete (retried in the background while the framework is
-// open) and reports the first delete error; the lease is released either
-// way. The delete runs on a fresh context bounded at 10 s, not on ctx: a
-// cancelled caller must not leave its lock node behind. Releasing more often
-// than acquired returns ErrNotHeld.
+// Release gives back one acquisition. The last one deletes our node with a guaranteed delete
+// bounded by ctx (if ctx ends first, the delete goes on in the background and the error says
+// so). Releasing more often than acquired returns ErrNotHeld.
 func (l *Lease) Release(ctx context.Context) error {
 	if ctx == nil {
 		return framework.ErrNilContext
@@ -127,31 +202,31 @@ func (l *Lease) Release(ctx context.Context) error {
 	if !last {
 		return nil
 	}
-	l.stopWatch()
-	l.cancel(fmt.Errorf("%w: %s", ErrReleased, l.path))
-	if l.onRelease != nil {
-		l.onRelease()
-	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	err := l.fw.Delete(cctx, l.path, framework.Guaranteed())
-	if err != nil && !errors.Is(err, framework.ErrNoNode) {
-		return fmt.Errorf("recipes: release %s: %w", l.path, err)
-	}
-	return nil
+	return l.release(ctx)
 }
 
-type leaseKey struct{ owner any }
-
-// WithLease returns a context that carries l. Acquire on the lock that issued
-// l, called with this context, re-enters l instead of queueing a new node:
-// reentrancy through a context, for call chains that do not pass the lease.
-func WithLease(ctx context.Context, l *Lease) context.Context {
-	return context.WithValue(ctx, leaseKey{l.owner}, l)
+// outstanding reports whether l has acquisitions not yet released (it may have been lost).
+func (l *Lease) outstanding() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.count > 0
 }
 
-// leaseFrom returns the lease for owner that ctx carries, if any.
-func leaseFrom(ctx context.Context, owner any) *Lease {
-	l, _ := ctx.Value(leaseKey{owner}).(*Lease)
-	return l
+// SemaphoreLease is one lease of a semaphore: it cannot be re-entered; Release gives it back
+// once. Safe for concurrent use; see Lease for Done, the token and loss.
+type SemaphoreLease struct {
+	*node
+	once atomic.Bool
+}
+
+// Release deletes the lease's node with a guaranteed delete bounded by ctx (see
+// Lease.Release). A second Release returns ErrNotHeld.
+func (s *SemaphoreLease) Release(ctx context.Context) error {
+	if ctx == nil {
+		return framework.ErrNilContext
+	}
+	if !s.once.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: %s", ErrNotHeld, s.path)
+	}
+	return s.release(ctx)
 }

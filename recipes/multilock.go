@@ -11,13 +11,13 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 )
 
-// Locker is a lock that InterProcessMultiLock can take: InterProcessMutex,
-// ReadLock, WriteLock and InterProcessSemaphoreMutex satisfy it.
+// Locker is a lock that InterProcessMultiLock can take: Lock (with any driver, yours
+// included), InterProcessMutex, ReadLock, WriteLock and InterProcessSemaphoreMutex satisfy it.
 type Locker interface {
 	// Path returns the lock directory; a multi-lock orders its locks by it.
 	Path() string
-	// Acquire blocks until the lock is held or ctx ends.
-	Acquire(ctx context.Context) (*Lease, error)
+	// Hold blocks until the lock is held or ctx ends, like the lock's Acquire.
+	Hold(ctx context.Context) (Held, error)
 }
 
 // InterProcessMultiLock takes a set of locks as one: all of them or none.
@@ -101,9 +101,9 @@ func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	ml := &MultiLease{leases: make([]*Lease, 0, len(m.locks))}
+	ml := &MultiLease{leases: make([]Held, 0, len(m.locks))}
 	for _, lk := range m.locks {
-		l, err := lk.Acquire(ctx)
+		l, err := lk.Hold(ctx)
 		if err != nil {
 			err = fmt.Errorf("recipes: multi-lock %s: %w", lk.Path(), err)
 			return nil, errors.Join(err, ml.Release(context.WithoutCancel(ctx)))
@@ -118,7 +118,7 @@ func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error
 // Safe for concurrent use.
 type MultiLease struct {
 	mu       sync.Mutex
-	leases   []*Lease
+	leases   []Held
 	released bool
 	ctx      context.Context // ends with the first lease that ends
 	cancel   context.CancelCauseFunc
@@ -141,7 +141,7 @@ func (ml *MultiLease) Done() <-chan struct{} { return ml.ctx.Done() }
 func (ml *MultiLease) Context() context.Context { return ml.ctx }
 
 // Leases returns the leases in the order they were taken (path order).
-func (ml *MultiLease) Leases() []*Lease { return slices.Clone(ml.leases) }
+func (ml *MultiLease) Leases() []Held { return slices.Clone(ml.leases) }
 
 // Err returns nil while every lease is held, else the reason of the first
 // lease that ended (ErrReleased, or ErrLockLost with the session's reason).
@@ -170,4 +170,17 @@ func (ml *MultiLease) Release(ctx context.Context) error {
 		ml.cancel(fmt.Errorf("%w: multi-lock", ErrReleased))
 	}
 	return err
+}
+
+// releaseAll releases leases in reverse order, going on past errors, and returns them joined.
+// Each release runs on ctx without its cancellation, so that a rollback after a cancelled
+// acquire still deletes every node (bounded by the framework's retry policy).
+func releaseAll(ctx context.Context, leases []Held) error {
+	var errs []error
+	for i := len(leases) - 1; i >= 0; i-- {
+		if err := leases[i].Release(context.WithoutCancel(ctx)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -2,10 +2,10 @@ package recipes
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"path"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -18,127 +18,127 @@ const (
 	semaphoreLeases = "leases"
 )
 
-// InterProcessSemaphoreV2 is a distributed counting semaphore with the znode
-// layout of Curator's InterProcessSemaphoreV2: an internal mutex
-// P/locks/_c_<uuid>-lock-<seq> and leases P/leases/_c_<uuid>-lease-<seq>.
+// InterProcessSemaphoreV2 is a distributed counting semaphore with the znode layout of
+// Curator's InterProcessSemaphoreV2: an internal mutex P/locks/_c_<uuid>-lock-<seq> and
+// leases P/leases/_c_<uuid>-lease-<seq>.
 //
-// To take a lease, a contender takes the internal mutex, creates its lease
-// node, and waits, watching the leases directory, until the directory holds
-// at most the maximum number of children (its own included, whatever their
-// names); it releases the internal mutex in every case. Only the mutex holder
-// watches the directory, so a release wakes one process, not the herd.
+// To take a lease, a contender takes the internal mutex, creates its lease node, and waits,
+// watching the leases directory, until the directory holds at most the maximum number of
+// children (its own included, whatever their names); it releases the internal mutex in every
+// case. Only the mutex holder watches the directory, so a release wakes one process, not the
+// herd. Both are Locks: the internal mutex with the Exclusive driver, the leases with the
+// Semaphore (or SharedSemaphore) driver.
 //
-// The maximum is a convention among the processes: each checks against its
-// own value. It is a fixed number (NewSemaphore) or read from a shared count
-// node (NewSharedSemaphore) that wakes the waiter when it changes. Lowering
-// the maximum never revokes leases already held.
-//
-// A lease is an ordinary *Lease: Release deletes its node, Done closes when
-// its session may be gone, NodeName and Data describe it. The semaphore
-// object holds configuration only and is safe for concurrent use.
+// The maximum is a convention among the processes: each checks against its own value. It is
+// a fixed number (NewSemaphore) or read from a shared count node (NewSharedSemaphore, see
+// SharedCount) that wakes the waiter when it changes. Lowering the maximum never revokes
+// leases already held. The semaphore is safe for concurrent use.
 type InterProcessSemaphoreV2 struct {
 	fw        *framework.Framework
 	path      string
 	max       int    // fixed maximum, or 0 with countPath
 	countPath string // shared count node, or ""
-	data      []byte
-	lock      *InterProcessMutex
+	mutex     *Lock  // P/locks
+	leases    *Lock  // P/leases; its driver is chosen per Acquire
 }
 
 // SemaphoreOption configures an InterProcessSemaphoreV2.
-type SemaphoreOption func(*InterProcessSemaphoreV2)
+type SemaphoreOption = LockOption
 
-// WithLeaseData sets the data stored in each lease node (default: the
-// framework's default data).
-func WithLeaseData(data []byte) SemaphoreOption {
-	return func(s *InterProcessSemaphoreV2) { s.data = append([]byte{}, data...) }
-}
+// WithLeaseData sets the data stored in each lease node (default: as for WithNodeData).
+func WithLeaseData(data []byte) SemaphoreOption { return WithNodeData(data) }
 
-// NewSemaphore returns a semaphore on path with a fixed maximum number of
-// leases; a maximum below 1 is ErrInvalidArgument. It does no I/O.
+// NewSemaphore returns a semaphore on path with a fixed maximum number of leases; a maximum
+// below 1 is ErrInvalidArgument. It does no I/O.
 func NewSemaphore(fw *framework.Framework, path string, max int, opts ...SemaphoreOption) (*InterProcessSemaphoreV2, error) {
 	if max < 1 {
 		return nil, fmt.Errorf("%w: semaphore maximum %d, want at least 1", ErrInvalidArgument, max)
 	}
-	return newSemaphore(fw, path, max, "", opts)
+	return newSemaphore(fw, path, max, "", driver.Semaphore(max), opts)
 }
 
-// NewSharedSemaphore returns a semaphore on path whose maximum is read from
-// the node countPath, in Curator's SharedCount encoding (a 4-byte big-endian
-// signed integer). The value is re-read whenever it changes while a
-// contender waits, and the change wakes it (CURATOR-75). A missing or
-// malformed count node fails the acquire with ErrInvalidArgument; a count
-// below 1 makes acquirers wait until it is raised. The data watch that an
-// acquire sets on countPath stays registered until the count next changes
-// (or the session ends), so it shows in framework.Watches. It does no I/O.
+// NewSharedSemaphore returns a semaphore on path whose maximum is read from the node
+// countPath, in Curator's SharedCount encoding (see SharedCount). One data watch on the count
+// serves every Acquire of this semaphore object; a change wakes a waiter (CURATOR-75). A
+// missing count node fails the acquire with ErrInvalidArgument, a malformed one with
+// driver.ErrBadCount, and a count below the number of leases asked for with
+// driver.ErrCountTooLow. It does no I/O.
 func NewSharedSemaphore(fw *framework.Framework, path, countPath string, opts ...SemaphoreOption) (*InterProcessSemaphoreV2, error) {
-	if err := framework.ValidatePath(countPath); err != nil {
-		return nil, err
-	}
-	return newSemaphore(fw, path, 0, countPath, opts)
+	return newSemaphore(fw, path, 0, countPath, driver.SharedSemaphore(countPath, 1), opts)
 }
 
-func newSemaphore(fw *framework.Framework, p string, max int, countPath string, opts []SemaphoreOption) (*InterProcessSemaphoreV2, error) {
-	if fw == nil {
-		return nil, fmt.Errorf("%w: nil framework", ErrInvalidArgument)
-	}
+func newSemaphore(fw *framework.Framework, p string, max int, countPath string, drv driver.Driver, opts []SemaphoreOption) (*InterProcessSemaphoreV2, error) {
 	if err := validateLockPath(p); err != nil {
 		return nil, err
 	}
-	lock, err := NewMutex(fw, path.Join(p, semaphoreLocks))
+	leases, err := NewLock(fw, path.Join(p, semaphoreLeases), drv, opts...)
 	if err != nil {
 		return nil, err
 	}
-	s := &InterProcessSemaphoreV2{fw: fw, path: p, max: max, countPath: countPath, lock: lock}
-	for _, o := range opts {
-		o(s)
+	mutex, err := NewLock(fw, path.Join(p, semaphoreLocks), driver.Exclusive())
+	if err != nil {
+		return nil, err
 	}
-	return s, nil
+	return &InterProcessSemaphoreV2{fw: fw, path: p, max: max, countPath: countPath, mutex: mutex, leases: leases}, nil
 }
 
 // Path returns the semaphore's directory.
 func (s *InterProcessSemaphoreV2) Path() string { return s.path }
 
-// Acquire takes n leases under ctx as the one deadline for all of them. If
-// it fails (ctx ended, an error) it deletes every lease node it had already
-// taken before returning. n below 1, or above a fixed maximum, is
-// ErrInvalidArgument. A lease node that vanishes while we wait (session
-// expiry, an external delete) is replaced under the framework's retry
-// policy, internal mutex included.
+// Acquire takes n leases under ctx as the one deadline for all of them. If it fails (ctx
+// ended, an error) it deletes every lease node it had already taken before returning. n below
+// 1, or above a fixed maximum, is ErrInvalidArgument. A lease node that vanishes while we wait
+// (session expiry, an external delete) is replaced under the framework's retry policy,
+// internal mutex included.
 //
-// Unlike Curator, which takes and releases the internal mutex once per lease,
-// Acquire holds the internal mutex until all n leases are taken: two
-// multi-lease acquirers can then never each hold part of what they need and
-// wait for each other for ever. (A Java multi-lease acquirer on the same
-// path still takes one lease per mutex hold, and can still deadlock with us.)
-func (s *InterProcessSemaphoreV2) Acquire(ctx context.Context, n int) ([]*Lease, error) {
+// Unlike Curator, which takes and releases the internal mutex once per lease, Acquire holds
+// the internal mutex until all n leases are taken: two multi-lease acquirers can then never
+// each hold part of what they need and wait for each other for ever. (A Java multi-lease
+// acquirer on the same path still takes one lease per mutex hold, and can still deadlock
+// with us.)
+func (s *InterProcessSemaphoreV2) Acquire(ctx context.Context, n int) ([]*SemaphoreLease, error) {
+	return s.acquire(ctx, n, false)
+}
+
+// TryAcquire takes n leases only if they are free at once; otherwise it returns ErrLocked
+// (also when another acquirer holds the internal mutex, which it does while it waits).
+func (s *InterProcessSemaphoreV2) TryAcquire(ctx context.Context, n int) ([]*SemaphoreLease, error) {
+	return s.acquire(ctx, n, true)
+}
+
+func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, n int, try bool) ([]*SemaphoreLease, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
 	if n < 1 || (s.countPath == "" && n > s.max) {
 		return nil, fmt.Errorf("%w: %d leases from a semaphore of %s", ErrInvalidArgument, n, s.maxString())
 	}
+	drv := s.leases.drv
+	if s.countPath != "" {
+		drv = driver.SharedSemaphore(s.countPath, n)
+	}
+	start := time.Now()
 	grants := make([]grant, 0, n)
 	err := retry.Do(ctx, s.fw.RetryPolicy(), classifyLease, func(ctx context.Context) error {
 		grants = s.dropEnded(ctx, grants)
-		return s.attempt(ctx, n, &grants)
+		return s.attempt(ctx, drv, n, try, &grants)
 	})
 	if err != nil {
 		for _, g := range grants {
-			s.cleaner().abandon(ctx, g.path)
+			s.leases.abandon(ctx, g.path)
 		}
 		return nil, fmt.Errorf("recipes: acquire lease %s: %w", s.path, err)
 	}
-	leases := make([]*Lease, len(grants))
+	leases := make([]*SemaphoreLease, len(grants))
 	for i, g := range grants {
-		leases[i] = newLease(s, s.fw, g, nil)
+		s.leases.event(eventAcquired, g.path, time.Since(start), nil)
+		leases[i] = newSemaphoreLease(s.leases, g)
 	}
 	return leases, nil
 }
 
-// errLeaseMissing marks a lease node that vanished while its contender
-// waited: the only failure the semaphore retries itself (the internal
-// mutex's own retries are already done).
+// errLeaseMissing marks a granted lease whose session ended before all n were taken: the
+// only failure the semaphore retries itself (the loop's own retries are already done).
 var errLeaseMissing = errors.New("recipes: lease node missing")
 
 func classifyLease(err error) retry.Class {
@@ -148,48 +148,40 @@ func classifyLease(err error) retry.Class {
 	return retry.Permanent
 }
 
-// attempt holds the internal mutex while lease nodes are created and waited
-// on until grants holds n, and releases it in every case.
-func (s *InterProcessSemaphoreV2) attempt(ctx context.Context, n int, grants *[]grant) error {
-	ml, err := s.lock.Acquire(ctx)
+// attempt holds the internal mutex while lease nodes are created and waited on until grants
+// holds n, and releases it in every case.
+func (s *InterProcessSemaphoreV2) attempt(ctx context.Context, drv driver.Driver, n int, try bool, grants *[]grant) error {
+	ml, err := s.mutex.acquireLease(ctx, s.mutex.drv, try)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if rerr := ml.Release(ctx); rerr != nil {
+		if rerr := ml.Release(context.WithoutCancel(ctx)); rerr != nil {
 			s.fw.Logger().Warn("recipes: semaphore internal mutex release failed", "path", ml.Path(), "err", rerr)
 		}
 	}()
 	for len(*grants) < n {
-		c := s.cleaner()
-		c.drv, c.data = driver.Semaphore(s.max), s.data
-		if s.countPath != "" {
-			c.refresh = (&sharedMax{fw: s.fw, path: s.countPath}).refresh
-		}
-		g, err := c.attempt(ctx)
-		if errors.Is(err, driver.ErrOwnNodeMissing) {
-			return fmt.Errorf("%w: %w", errLeaseMissing, err)
-		}
+		g, err := s.leases.acquire(ctx, drv, try)
 		if err != nil {
 			return err
 		}
 		*grants = append(*grants, g)
 	}
+	for _, g := range *grants {
+		if g.session.Err() != nil {
+			return fmt.Errorf("%w: %s: %w", errLeaseMissing, g.path, g.session.Err())
+		}
+	}
 	return nil
 }
 
-// cleaner returns a contender on the leases directory with no driver yet.
-func (s *InterProcessSemaphoreV2) cleaner() *contender {
-	return &contender{fw: s.fw, dir: path.Join(s.path, semaphoreLeases)}
-}
-
-// dropEnded forgets (and deletes, in case) the grants whose session epoch
-// ended: their ephemeral nodes are gone or going.
+// dropEnded forgets (and deletes, in case) the grants whose session epoch ended: their
+// ephemeral nodes are gone or going.
 func (s *InterProcessSemaphoreV2) dropEnded(ctx context.Context, grants []grant) []grant {
 	kept := grants[:0]
 	for _, g := range grants {
 		if g.session.Err() != nil {
-			s.cleaner().abandon(ctx, g.path)
+			s.leases.abandon(ctx, g.path)
 			continue
 		}
 		kept = append(kept, g)
@@ -197,12 +189,41 @@ func (s *InterProcessSemaphoreV2) dropEnded(ctx context.Context, grants []grant)
 	return kept
 }
 
+// newSemaphoreLease wraps a lease grant.
+func newSemaphoreLease(owner *Lock, g grant) *SemaphoreLease {
+	return &SemaphoreLease{node: newNode(owner, g)}
+}
+
+// ReturnAll releases leases in reverse order, going on past errors, and returns them joined,
+// as Curator's returnAll. ctx bounds each release as for Release.
+func (s *InterProcessSemaphoreV2) ReturnAll(ctx context.Context, leases []*SemaphoreLease) error {
+	if ctx == nil {
+		return framework.ErrNilContext
+	}
+	var errs []error
+	for i := len(leases) - 1; i >= 0; i-- {
+		if leases[i] == nil {
+			errs = append(errs, fmt.Errorf("%w: nil lease", ErrInvalidArgument))
+			continue
+		}
+		if err := leases[i].Release(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Participants lists the lease nodes in sequence order, with their data.
 func (s *InterProcessSemaphoreV2) Participants(ctx context.Context) ([]Participant, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	return participants(ctx, s.fw, path.Join(s.path, semaphoreLeases), driver.Semaphore(1), "")
+	return participants(ctx, s.fw, s.leases.path, driver.Semaphore(1), "")
+}
+
+// IsAcquiredInThisProcess reports whether a lease taken through this semaphore is held.
+func (s *InterProcessSemaphoreV2) IsAcquiredInThisProcess() bool {
+	return s.leases.IsAcquiredInThisProcess()
 }
 
 func (s *InterProcessSemaphoreV2) maxString() string {
@@ -210,79 +231,4 @@ func (s *InterProcessSemaphoreV2) maxString() string {
 		return "shared maximum " + s.countPath
 	}
 	return fmt.Sprintf("maximum %d", s.max)
-}
-
-// releaseAll releases leases in reverse order, going on past errors, and
-// returns them joined.
-func releaseAll(ctx context.Context, leases []*Lease) error {
-	var errs []error
-	for i := len(leases) - 1; i >= 0; i-- {
-		if err := leases[i].Release(context.WithoutCancel(ctx)); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// NodeName returns the last segment of the lease's node path, as Curator's
-// Lease.getNodeName.
-func (l *Lease) NodeName() string { return path.Base(l.path) }
-
-// Data reads the data stored in the lease's node, as Curator's Lease.getData.
-// A node that is gone returns an error wrapping framework.ErrNoNode.
-func (l *Lease) Data(ctx context.Context) ([]byte, error) {
-	if err := checkContext(ctx); err != nil {
-		return nil, err
-	}
-	data, _, err := l.fw.Get(ctx, l.path)
-	return data, err
-}
-
-// sharedMax reads a semaphore's maximum from a shared count node for one
-// contender, keeping a data watch on it: the value is re-read only when the
-// watch has fired, and the watch is handed to the wait so that a change
-// wakes it.
-type sharedMax struct {
-	fw   *framework.Framework
-	path string
-	w    *framework.Watch
-	max  int
-}
-
-// refresh is the contender's refresh hook.
-func (m *sharedMax) refresh(ctx context.Context) (driver.Driver, *framework.Watch, error) {
-	if m.w == nil || fired(m.w) {
-		data, _, w, err := m.fw.GetW(ctx, m.path)
-		if err != nil {
-			if errors.Is(err, framework.ErrNoNode) {
-				err = fmt.Errorf("%w: shared count %s does not exist", ErrInvalidArgument, m.path)
-			}
-			return nil, nil, err
-		}
-		n, err := decodeCount(data)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: shared count %s: %w", ErrInvalidArgument, m.path, err)
-		}
-		m.w, m.max = w, n
-	}
-	return driver.Semaphore(m.max), m.w, nil
-}
-
-// fired reports whether w has fired (its event channel is ready or closed).
-func fired(w *framework.Watch) bool {
-	select {
-	case <-w.Events():
-		return true
-	default:
-		return false
-	}
-}
-
-// decodeCount parses Curator's SharedCount encoding: a 4-byte big-endian
-// signed integer.
-func decodeCount(data []byte) (int, error) {
-	if len(data) != 4 {
-		return 0, fmt.Errorf("%d bytes, want 4", len(data))
-	}
-	return int(int32(binary.BigEndian.Uint32(data))), nil
 }

@@ -66,7 +66,7 @@ func TestInteropMutexWithCurator(t *testing.T) {
 	if err := java.Release(ctxFor(t, 10*time.Second), p); err != nil {
 		t.Fatal(err)
 	}
-	l := <-got
+	l := receive(t, got, "our waiter after the Java holder released")
 	if l == nil {
 		t.FailNow()
 	}

@@ -70,7 +70,7 @@ func TestMultiLockAllOrNone(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Mixed kinds: a mutex, a read lock, a semaphore mutex and (blocked) a write lock.
-	blocker := mustLock(t, mustRW(t, fb, p+"/w").ReadLock(), ctxFor(t, 10*time.Second))
+	blocker := mustLease(t, mustRW(t, fb, p+"/w").ReadLock(), ctxFor(t, 10*time.Second))
 	ml, err := recipes.NewMultiLock(mustMutex(t, fa, p+"/m"), rw.ReadLock(), sm, mustRW(t, fa, p+"/w").WriteLock())
 	if err != nil {
 		t.Fatal(err)
@@ -136,12 +136,12 @@ type deadlineRecorder struct {
 	deadlines *[]time.Time
 }
 
-func (d deadlineRecorder) Acquire(ctx context.Context) (*recipes.Lease, error) {
+func (d deadlineRecorder) Hold(ctx context.Context) (recipes.Held, error) {
 	dl, _ := ctx.Deadline()
 	d.mu.Lock()
 	*d.deadlines = append(*d.deadlines, dl)
 	d.mu.Unlock()
-	return d.Locker.Acquire(ctx)
+	return d.Locker.Hold(ctx)
 }
 
 // One deadline covers the whole set: every member sees the caller's.

@@ -1,7 +1,6 @@
 package recipes_test
 
 import (
-	"context"
 	"errors"
 	"path"
 	"slices"
@@ -25,8 +24,9 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 
 	got := make(chan *recipes.Lease, 1)
+	mb := mustMutex(t, fb, p)
 	go func() {
-		l, err := mustMutex(t, fb, p).Acquire(context.Background())
+		l, err := mb.Acquire(ctxFor(t, 60*time.Second))
 		if err != nil {
 			t.Errorf("waiter: %v", err)
 		}
@@ -52,8 +52,8 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	mustRelease(t, la)
 	select {
 	case lb := <-got:
-		if lb.Token() <= la.Token() {
-			t.Fatalf("token %d not above %d", lb.Token(), la.Token())
+		if tok(t, lb) <= tok(t, la) {
+			t.Fatalf("token %d not above %d", tok(t, lb), tok(t, la))
 		}
 		mustRelease(t, lb)
 	case <-time.After(20 * time.Second):
@@ -71,8 +71,9 @@ func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 	fb := connect(t, zk.Servers(), framework.WithSessionTimeout(10*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	got := make(chan *recipes.Lease, 1)
+	mb := mustMutex(t, fb, p)
 	go func() {
-		l, err := mustMutex(t, fb, p).Acquire(ctxFor(t, 60*time.Second))
+		l, err := mb.Acquire(ctxFor(t, 60*time.Second))
 		if err != nil {
 			t.Errorf("waiter: %v", err)
 		}
@@ -116,8 +117,9 @@ func TestMutexHolderToldBeforeNextHolder(t *testing.T) {
 
 	var order atomic.Int32 // 1 = holder told first, 2 = next holder first
 	got := make(chan *recipes.Lease, 1)
+	mb := mustMutex(t, fb, p)
 	go func() {
-		l, err := mustMutex(t, fb, p).Acquire(ctxFor(t, 60*time.Second))
+		l, err := mb.Acquire(ctxFor(t, 60*time.Second))
 		if err != nil {
 			t.Errorf("next holder: %v", err)
 		}
@@ -139,8 +141,8 @@ func TestMutexHolderToldBeforeNextHolder(t *testing.T) {
 	if order.Load() != 1 {
 		t.Fatal("the next holder acquired before the old holder was told")
 	}
-	if lb.Token() <= la.Token() {
-		t.Fatalf("next holder's token %d not above %d", lb.Token(), la.Token())
+	if tok(t, lb) <= tok(t, la) {
+		t.Fatalf("next holder's token %d not above %d", tok(t, lb), tok(t, la))
 	}
 	proxy.Blackhole(false)
 	mustRelease(t, lb)

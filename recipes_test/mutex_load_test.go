@@ -36,7 +36,7 @@ func TestMutexExclusionAndFairness(t *testing.T) {
 				}
 				holders.enter()
 				mu.Lock()
-				tokens = append(tokens, l.Token())
+				tokens = append(tokens, tok(t, l))
 				mu.Unlock()
 				holders.leave()
 				if err := l.Release(context.Background()); err != nil {
@@ -138,7 +138,7 @@ func TestMutexHandoffWithoutRelist(t *testing.T) {
 	eventually(t, 10*time.Second, "b to watch", func() bool { return fb.Watches() == 1 })
 	before := fb.RequestsStarted()
 	mustRelease(t, la)
-	lb := <-got
+	lb := receive(t, got, "the waiter after the release")
 	if n := fb.RequestsStarted() - before; n != 0 {
 		t.Fatalf("handoff sent %d requests from the waiter, want 0", n)
 	}
@@ -184,10 +184,10 @@ func TestMutexTokenSurvivesContainerReap(t *testing.T) {
 	var last int64
 	for i := 0; i < 3; i++ {
 		l := mustAcquire(t, m, 10*time.Second)
-		if l.Token() <= last {
-			t.Fatalf("holder %d token %d not above %d", i, l.Token(), last)
+		if tok(t, l) <= last {
+			t.Fatalf("holder %d token %d not above %d", i, tok(t, l), last)
 		}
-		last = l.Token()
+		last = tok(t, l)
 		mustRelease(t, l)
 		eventually(t, 20*time.Second, "the lock directory to be reaped", func() bool {
 			st, err := fw.Exists(ctxFor(t, 5*time.Second), p)

@@ -13,7 +13,7 @@ import (
 )
 
 // mustMutex builds a mutex or fails the test.
-func mustMutex(t testing.TB, fw *framework.Framework, p string, opts ...recipes.MutexOption) *recipes.InterProcessMutex {
+func mustMutex(t testing.TB, fw *framework.Framework, p string, opts ...recipes.LockOption) *recipes.InterProcessMutex {
 	t.Helper()
 	m, err := recipes.NewMutex(fw, p, opts...)
 	if err != nil {
@@ -31,11 +31,21 @@ func mustAcquire(t testing.TB, m *recipes.InterProcessMutex, d time.Duration) *r
 	return l
 }
 
-func mustRelease(t testing.TB, l *recipes.Lease) {
+func mustRelease(t testing.TB, l recipes.Held) {
 	t.Helper()
 	if err := l.Release(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatalf("Release(%s): %v", l.Path(), err)
 	}
+}
+
+// tok returns l's fencing token or fails the test.
+func tok(t testing.TB, l recipes.Held) int64 {
+	t.Helper()
+	n, err := l.Token(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("Token(%s): %v", l.Path(), err)
+	}
+	return n
 }
 
 var mutexNode = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`)
@@ -62,8 +72,8 @@ func TestMutexTwoClients(t *testing.T) {
 	}
 	mustRelease(t, la)
 	lb := mustAcquire(t, b, 10*time.Second)
-	if lb.Token() <= la.Token() {
-		t.Fatalf("fencing token did not grow: %d then %d", la.Token(), lb.Token())
+	if tok(t, lb) <= tok(t, la) {
+		t.Fatalf("fencing token did not grow: %d then %d", tok(t, la), tok(t, lb))
 	}
 	mustRelease(t, lb)
 	if kids := children(t, connect(t, zk.Servers()), p); len(kids) != 0 {
@@ -84,17 +94,18 @@ func TestMutexReentrancy(t *testing.T) {
 	if err := l.Reenter(); err != nil {
 		t.Fatalf("Reenter: %v", err)
 	}
-	l2, err := m.Acquire(recipes.WithLease(ctxFor(t, 5*time.Second), l))
-	if err != nil || l2 != l {
-		t.Fatalf("Acquire with lease context: %v (same lease: %v)", err, l2 == l)
+	if err := l.Reenter(); err != nil {
+		t.Fatalf("Reenter: %v", err)
 	}
 	if n := fw.RequestsStarted() - before; n != 0 {
 		t.Fatalf("re-entry sent %d requests, want 0", n)
 	}
-	// Another mutex object on the same path is another contender.
-	other := mustMutex(t, fw, p)
-	if _, err := other.TryAcquire(recipes.WithLease(ctxFor(t, 5*time.Second), l)); !errors.Is(err, recipes.ErrLocked) {
-		t.Fatalf("another mutex object with our lease: got %v, want ErrLocked", err)
+	// A plain Acquire, even by the holder, is another contender.
+	if _, err := m.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
+		t.Fatalf("a second Acquire on the same mutex: got %v, want ErrLocked", err)
+	}
+	if !m.IsAcquiredInThisProcess() {
+		t.Fatal("IsAcquiredInThisProcess = false while held")
 	}
 	for i := 0; i < 2; i++ {
 		mustRelease(t, l)
@@ -108,7 +119,7 @@ func TestMutexReentrancy(t *testing.T) {
 	// The last release may come from another goroutine that was handed the lease.
 	done := make(chan error, 1)
 	go func() { done <- l.Release(context.Background()) }()
-	if err := <-done; err != nil {
+	if err := receive(t, done, "the last release"); err != nil {
 		t.Fatalf("last release from another goroutine: %v", err)
 	}
 	if !errors.Is(l.Err(), recipes.ErrReleased) {
@@ -121,6 +132,9 @@ func TestMutexReentrancy(t *testing.T) {
 	}
 	if kids := children(t, fw, p); len(kids) != 0 {
 		t.Fatalf("nodes left after the last release: %v", kids)
+	}
+	if m.IsAcquiredInThisProcess() {
+		t.Fatal("IsAcquiredInThisProcess = true after the last release")
 	}
 	if err := l.Release(ctxFor(t, time.Second)); !errors.Is(err, recipes.ErrNotHeld) {
 		t.Fatalf("release twice: got %v, want ErrNotHeld", err)
@@ -287,8 +301,8 @@ func TestMutexTokenIsCzxid(t *testing.T) {
 		if err != nil || st == nil {
 			t.Fatalf("stat of %s: %v", l.Path(), err)
 		}
-		if l.Token() != st.Czxid {
-			t.Fatalf("token %d, czxid %d", l.Token(), st.Czxid)
+		if tok(t, l) != st.Czxid {
+			t.Fatalf("token %d, czxid %d", tok(t, l), st.Czxid)
 		}
 	}
 	m := mustMutex(t, fws[0], p)
@@ -309,14 +323,14 @@ func TestMutexTokenIsCzxid(t *testing.T) {
 					return
 				}
 				st, err := fw.Exists(ctxFor(t, 5*time.Second), l.Path())
-				if err != nil || st == nil || st.Czxid != l.Token() {
-					t.Errorf("token %d, stat %+v, err %v", l.Token(), st, err)
+				if err != nil || st == nil || st.Czxid != tok(t, l) {
+					t.Errorf("token %d, stat %+v, err %v", tok(t, l), st, err)
 				}
 				l.Release(context.Background())
 			}
 		}()
 	}
 	for range fws {
-		<-done
+		receive(t, done, "a worker to finish")
 	}
 }

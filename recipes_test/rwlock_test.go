@@ -21,7 +21,7 @@ var (
 	writeNode = regexp.MustCompile(`^_c_[0-9a-f-]{36}-__WRIT__(\d{10})$`)
 )
 
-func mustRW(t testing.TB, fw *framework.Framework, p string, opts ...recipes.MutexOption) *recipes.InterProcessReadWriteLock {
+func mustRW(t testing.TB, fw *framework.Framework, p string, opts ...recipes.LockOption) *recipes.InterProcessReadWriteLock {
 	t.Helper()
 	rw, err := recipes.NewReadWriteLock(fw, p, opts...)
 	if err != nil {
@@ -30,7 +30,13 @@ func mustRW(t testing.TB, fw *framework.Framework, p string, opts ...recipes.Mut
 	return rw
 }
 
-func mustLock(t testing.TB, l recipes.Locker, ctx context.Context) *recipes.Lease {
+// acquirer is a lock whose Acquire returns a reentrant lease.
+type acquirer interface {
+	Path() string
+	Acquire(ctx context.Context) (*recipes.Lease, error)
+}
+
+func mustLease(t testing.TB, l acquirer, ctx context.Context) *recipes.Lease {
 	t.Helper()
 	lease, err := l.Acquire(ctx)
 	if err != nil {
@@ -57,7 +63,7 @@ func TestRWReadersHoldWritersQueue(t *testing.T) {
 	fws := []*framework.Framework{connect(t, zk.Servers()), connect(t, zk.Servers())}
 	var reads []*recipes.Lease
 	for i := range 20 {
-		l := mustLock(t, mustRW(t, fws[i%2], p).ReadLock(), ctxFor(t, 10*time.Second))
+		l := mustLease(t, mustRW(t, fws[i%2], p).ReadLock(), ctxFor(t, 10*time.Second))
 		if !readNode.MatchString(path.Base(l.Path())) {
 			t.Fatalf("read node %q", l.Path())
 		}
@@ -66,8 +72,9 @@ func TestRWReadersHoldWritersQueue(t *testing.T) {
 	var writers, inside atomic.Int32
 	done := make(chan *recipes.Lease, 8)
 	for i := range 8 {
+		rw := mustRW(t, fws[i%2], p)
 		go func() {
-			l, err := mustRW(t, fws[i%2], p).WriteLock().Acquire(ctxFor(t, 60*time.Second))
+			l, err := rw.WriteLock().Acquire(ctxFor(t, 60*time.Second))
 			if err != nil {
 				t.Errorf("writer: %v", err)
 				done <- nil
@@ -115,33 +122,38 @@ func TestRWReadersHoldWritersQueue(t *testing.T) {
 	}
 }
 
-// An upgrade is refused at once, without a request; another owner's read
-// waits behind a write; re-entry only counts.
-func TestRWUpgradeReentryAndOwners(t *testing.T) {
+// Re-entry only counts, with no request; a downgrade takes only this lock's
+// held write lease; another owner's read waits behind a write.
+func TestRWReentryDowngradeArgsAndOwners(t *testing.T) {
 	zk := server(t)
 	fw := connect(t, zk.Servers())
 	rw := mustRW(t, fw, lockPath(t))
-	r := mustLock(t, rw.ReadLock(), ctxFor(t, 10*time.Second))
+	r := mustLease(t, rw.ReadLock(), ctxFor(t, 10*time.Second))
 	before := fw.RequestsStarted()
-	if _, err := rw.WriteLock().Acquire(recipes.WithLease(ctxFor(t, 5*time.Second), r)); !errors.Is(err, recipes.ErrUpgrade) {
-		t.Fatalf("upgrade: got %v, want ErrUpgrade", err)
-	}
-	r2, err := rw.ReadLock().Acquire(recipes.WithLease(ctxFor(t, 5*time.Second), r))
-	if err != nil || r2 != r {
+	if err := r.Reenter(); err != nil {
 		t.Fatalf("read re-entry: %v", err)
 	}
 	if n := fw.RequestsStarted() - before; n != 0 {
-		t.Fatalf("upgrade refusal and re-entry sent %d requests", n)
+		t.Fatalf("re-entry sent %d requests", n)
+	}
+	if _, err := rw.ReadLock().Downgrade(ctxFor(t, 5*time.Second), r); !errors.Is(err, recipes.ErrForeignLease) {
+		t.Fatalf("downgrade from a read lease: got %v, want ErrForeignLease", err)
+	}
+	if _, err := rw.ReadLock().Downgrade(ctxFor(t, 5*time.Second), nil); !errors.Is(err, recipes.ErrInvalidArgument) {
+		t.Fatalf("downgrade from nil: got %v, want ErrInvalidArgument", err)
 	}
 	mustRelease(t, r)
 	mustRelease(t, r)
 
-	w := mustLock(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
-	w2, err := rw.WriteLock().Acquire(recipes.WithLease(ctxFor(t, 5*time.Second), w))
-	if err != nil || w2 != w {
+	w := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
+	if err := w.Reenter(); err != nil {
 		t.Fatalf("write re-entry: %v", err)
 	}
-	// Another owner (no lease in its context), same object or another client.
+	foreign := mustRW(t, fw, lockPath(t))
+	if _, err := foreign.ReadLock().Downgrade(ctxFor(t, 5*time.Second), w); !errors.Is(err, recipes.ErrForeignLease) {
+		t.Fatalf("downgrade with another lock's write lease: got %v, want ErrForeignLease", err)
+	}
+	// Another owner, same object or another client.
 	if _, err := rw.ReadLock().TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
 		t.Fatalf("other owner's read: got %v, want ErrLocked", err)
 	}
@@ -153,7 +165,7 @@ func TestRWUpgradeReentryAndOwners(t *testing.T) {
 	}
 	mustRelease(t, w)
 	mustRelease(t, w)
-	mustRelease(t, mustLock(t, other.ReadLock(), ctxFor(t, 10*time.Second)))
+	mustRelease(t, mustLease(t, other.ReadLock(), ctxFor(t, 10*time.Second)))
 	if kids := children(t, fw, rw.Path()); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)
 	}
@@ -166,7 +178,7 @@ func TestRWDowngradeKeepsQueuedWriterOut(t *testing.T) {
 	p := lockPath(t)
 	fa, fb := connect(t, zk.Servers()), connect(t, zk.Servers())
 	a, b := mustRW(t, fa, p), mustRW(t, fb, p)
-	w1 := mustLock(t, a.WriteLock(), ctxFor(t, 10*time.Second))
+	w1 := mustLease(t, a.WriteLock(), ctxFor(t, 10*time.Second))
 	got := make(chan *recipes.Lease, 1)
 	go func() {
 		l, err := b.WriteLock().Acquire(ctxFor(t, 30*time.Second))
@@ -176,7 +188,10 @@ func TestRWDowngradeKeepsQueuedWriterOut(t *testing.T) {
 		got <- l
 	}()
 	eventually(t, 10*time.Second, "the second writer to queue", func() bool { return len(children(t, fa, p)) == 2 })
-	r := mustLock(t, a.ReadLock(), recipes.WithLease(ctxFor(t, 5*time.Second), w1))
+	r, err := a.ReadLock().Downgrade(ctxFor(t, 5*time.Second), w1)
+	if err != nil {
+		t.Fatalf("downgrade: %v", err)
+	}
 	ws := writeNode.FindStringSubmatch(path.Base(w1.Path()))
 	rs := readNode.FindStringSubmatch(path.Base(r.Path()))
 	if ws == nil || rs == nil || ws[1] != rs[1] {
@@ -203,7 +218,7 @@ func TestRWReaderIgnoresLaterWriter(t *testing.T) {
 	p := lockPath(t)
 	fa := connect(t, zk.Servers())
 	rw := mustRW(t, fa, p)
-	w1 := mustLock(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
+	w1 := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
 	rGot, w2Got := make(chan *recipes.Lease, 1), make(chan *recipes.Lease, 1)
 	go func() {
 		l, err := rw.ReadLock().Acquire(ctxFor(t, 30*time.Second))
@@ -244,13 +259,13 @@ func TestRWNodeData(t *testing.T) {
 	fw := connect(t, zk.Servers())
 	data := []byte{0, 1, 2, 'x', 0xff}
 	rw := mustRW(t, fw, lockPath(t), recipes.WithNodeData(data))
-	r := mustLock(t, rw.ReadLock(), ctxFor(t, 10*time.Second))
+	r := mustLease(t, rw.ReadLock(), ctxFor(t, 10*time.Second))
 	parts, err := rw.ReadLock().Participants(ctxFor(t, 5*time.Second))
 	if err != nil || len(parts) != 1 || string(parts[0].Data) != string(data) {
 		t.Fatalf("read participants %+v, %v", parts, err)
 	}
 	mustRelease(t, r)
-	w := mustLock(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
+	w := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
 	got, _, err := fw.Get(ctxFor(t, 5*time.Second), w.Path())
 	if err != nil || string(got) != string(data) {
 		t.Fatalf("write node data %q, %v", got, err)
@@ -277,7 +292,7 @@ func TestRWRandomMix(t *testing.T) {
 			rw := mustRWNoFatal(fws[g%3], p)
 			for range 8 {
 				write := rand.IntN(3) == 0
-				var lk recipes.Locker = rw.ReadLock()
+				var lk acquirer = rw.ReadLock()
 				if write {
 					lk = rw.WriteLock()
 				}

@@ -27,7 +27,7 @@ func mustSem(t testing.TB, fw *framework.Framework, p string, max int, opts ...r
 	return s
 }
 
-func mustLeases(t testing.TB, s *recipes.InterProcessSemaphoreV2, n int) []*recipes.Lease {
+func mustLeases(t testing.TB, s *recipes.InterProcessSemaphoreV2, n int) []*recipes.SemaphoreLease {
 	t.Helper()
 	ls, err := s.Acquire(ctxFor(t, 20*time.Second), n)
 	if err != nil || len(ls) != n {
@@ -37,8 +37,8 @@ func mustLeases(t testing.TB, s *recipes.InterProcessSemaphoreV2, n int) []*reci
 }
 
 // acquireAsync acquires n leases in the background and delivers them.
-func acquireAsync(t testing.TB, s *recipes.InterProcessSemaphoreV2, ctx context.Context, n int) <-chan []*recipes.Lease {
-	ch := make(chan []*recipes.Lease, 1)
+func acquireAsync(t testing.TB, s *recipes.InterProcessSemaphoreV2, ctx context.Context, n int) <-chan []*recipes.SemaphoreLease {
+	ch := make(chan []*recipes.SemaphoreLease, 1)
 	go func() {
 		ls, err := s.Acquire(ctx, n)
 		if err != nil && ctx.Err() == nil {
@@ -265,6 +265,15 @@ func TestSemaphoreSharedMaxRaised(t *testing.T) {
 	assertEmpty(t, fw, p)
 }
 
+func mustSemLease(t testing.TB, m *recipes.InterProcessSemaphoreMutex) *recipes.SemaphoreLease {
+	t.Helper()
+	l, err := m.Acquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("Acquire(%s): %v", m.Path(), err)
+	}
+	return l
+}
+
 // A session expiry while waiting leaves no orphaned lease (CURATOR-315): the
 // waiter starts again in its new session and gets the lease.
 func TestSemaphoreSessionExpiryWhileWaiting(t *testing.T) {
@@ -313,24 +322,27 @@ func TestSemaphoreMutex(t *testing.T) {
 	if err := m.Release(ctxFor(t, time.Second)); !errors.Is(err, recipes.ErrNotHeld) {
 		t.Fatalf("release before acquire: %v", err)
 	}
-	l := mustLock(t, m, ctxFor(t, 10*time.Second))
+	l := mustSemLease(t, m)
 	if !m.IsAcquired() {
 		t.Fatal("not acquired")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if _, err := m.Acquire(recipes.WithLease(ctx, l)); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("re-entry: got %v, want a wait", err)
+	if _, err := m.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second acquire by the holder: got %v, want a wait", err)
+	}
+	if _, err := m.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
+		t.Fatalf("try while held: got %v, want ErrLocked", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- m.Release(context.Background()) }()
-	if err := <-done; err != nil {
+	if err := receive(t, done, "the release from another goroutine"); err != nil {
 		t.Fatalf("release from another goroutine: %v", err)
 	}
 	if err := m.Release(ctxFor(t, time.Second)); !errors.Is(err, recipes.ErrNotHeld) {
 		t.Fatalf("second release: %v", err)
 	}
-	l = mustLock(t, m, ctxFor(t, 10*time.Second))
+	l = mustSemLease(t, m)
 	mustRelease(t, l)
 	if m.IsAcquired() {
 		t.Fatal("still acquired after the lease's release")

@@ -1,0 +1,255 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sync"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/driver"
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/retry"
+)
+
+// grant is what a successful acquire yields.
+type grant struct {
+	path    string             // our node, namespace-relative
+	session *framework.Session // the epoch of the listing that granted; it created our node
+	token   *token             // czxid of our node: the fencing token
+}
+
+// acquire creates our node and waits until drv says we hold the lock. A vanished own node
+// (session expiry, external delete) is retried with a fresh node under the framework's retry
+// policy and the same deadline, as Curator does. On any failure our node is deleted.
+func (l *Lock) acquire(ctx context.Context, drv driver.Driver, try bool) (grant, error) {
+	var g grant
+	err := retry.Do(ctx, l.fw.RetryPolicy(), classifyAttempt, func(ctx context.Context) error {
+		var err error
+		g, err = l.attempt(ctx, drv, try)
+		return err
+	})
+	return g, err
+}
+
+// classifyAttempt retries an attempt only when our node vanished: every ZooKeeper call inside
+// the attempt already ran under the retry policy.
+func classifyAttempt(err error) retry.Class {
+	if isMissing(err) {
+		return retry.Retryable
+	}
+	return retry.Permanent
+}
+
+// attempt is one node's life: create it, wait, and delete it on failure.
+func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant, error) {
+	cl, err := l.createAndList(ctx, drv)
+	if cl.Path == "" {
+		return grant{}, err
+	}
+	c := &contender{lock: l, drv: drv, path: cl.Path, name: path.Base(cl.Path), createdBy: cl.Session.ID(), try: try}
+	g, err := c.wait(ctx, cl.Session, cl.Children, err)
+	if err != nil {
+		l.abandon(ctx, cl.Path)
+		return grant{}, err
+	}
+	g.token = tokenFor(l.fw, cl.Path, drv.Node().Fixed == "", cl.Parent)
+	return g, nil
+}
+
+// contender is one node standing in the lock directory.
+type contender struct {
+	lock      *Lock
+	drv       driver.Driver
+	path      string // our node
+	name      string // its last segment
+	createdBy int64  // the session that created it
+	try       bool
+	queued    bool // the queued event was reported
+}
+
+// wait decides on children, a listing taken in epoch sess, and waits and lists again until
+// we hold the lock or fail. A grant needs the deciding listing's epoch to be live and to be
+// the session that created our node: a listing or a wake-up that came in a later session
+// proves nothing about a node of the old one.
+func (c *contender) wait(ctx context.Context, sess *framework.Session, children []string, err error) (grant, error) {
+	for {
+		if err != nil {
+			return grant{}, c.lock.probeDepth(ctx, c.name, err)
+		}
+		if err := c.lock.checkDepth(children); err != nil {
+			return grant{}, err
+		}
+		held, err := c.step(ctx, children)
+		if err != nil {
+			return grant{}, err
+		}
+		if held && sess.Err() == nil {
+			if sess.ID() != c.createdBy {
+				return grant{}, fmt.Errorf("%w: %s: created by session 0x%x, now 0x%x",
+					driver.ErrOwnNodeMissing, c.path, c.createdBy, sess.ID())
+			}
+			return grant{path: c.path, session: sess}, nil
+		}
+		sess = c.lock.fw.Session()
+		children, err = c.lock.list(ctx)
+	}
+}
+
+// step decides on children and, if we do not hold, waits once for what the driver names. It
+// reports true when we hold: from the listing, or from the wait itself (see waitFor).
+func (c *contender) step(ctx context.Context, children []string) (bool, error) {
+	input, changed, err := c.lock.input.current(ctx)
+	if err != nil {
+		return false, err
+	}
+	dec, _, err := driver.Evaluate(c.drv, children, c.name, input)
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("%w: %s", err, c.path)
+	case dec.Err != nil:
+		return false, fmt.Errorf("%s: %w", c.path, dec.Err)
+	case dec.Holds:
+		return true, nil
+	case c.try:
+		return false, fmt.Errorf("%w: %s", ErrLocked, c.lock.path)
+	case ctx.Err() != nil:
+		return false, ctx.Err()
+	}
+	if !c.queued {
+		c.queued = true
+		c.lock.event(eventQueued, c.path, 0, nil)
+	}
+	switch {
+	case dec.WatchDir:
+		return c.waitDir(ctx, changed)
+	}
+	return c.waitFor(ctx, dec, changed)
+}
+
+// waitFor watches the one node the decision names and waits for it. It reports true when the
+// watch itself proves that we hold: the driver said its deletion does (GoneHolds), and it is
+// gone. The caller still checks that the session did not change meanwhile.
+func (c *contender) waitFor(ctx context.Context, dec driver.Decision, changed context.Context) (bool, error) {
+	_, _, w, err := c.lock.fw.GetW(ctx, path.Join(c.lock.path, dec.WatchNode))
+	if errors.Is(err, framework.ErrNoNode) {
+		return dec.GoneHolds, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	ev, err := waitWatch(ctx, w, changed)
+	if err != nil {
+		return false, ignoreInterrupt(err)
+	}
+	return dec.GoneHolds && ev.Type == framework.EventNodeDeleted, nil
+}
+
+// waitDir watches the directory's children. The listing that comes with the watch is decided
+// on first: a change between our last listing and the watch would otherwise never wake us. A
+// directory that is gone (a reaped container) means our node is gone too.
+func (c *contender) waitDir(ctx context.Context, changed context.Context) (bool, error) {
+	kids, _, w, err := c.lock.fw.ChildrenW(ctx, c.lock.path)
+	if errors.Is(err, framework.ErrNoNode) {
+		return false, fmt.Errorf("%w: %s: the directory is gone", driver.ErrOwnNodeMissing, c.path)
+	}
+	if err != nil {
+		return false, err
+	}
+	input, _, err := c.lock.input.current(ctx)
+	if err != nil {
+		return false, err
+	}
+	now, _, err := driver.Evaluate(c.drv, kids, c.name, input)
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("%w: %s", err, c.path)
+	case now.Err != nil:
+		return false, fmt.Errorf("%s: %w", c.path, now.Err)
+	case now.Holds:
+		return true, nil
+	}
+	_, err = waitWatch(ctx, w, changed)
+	return false, ignoreInterrupt(err)
+}
+
+// waitWatch waits for w like w.Wait, and also returns (a zero event, nil) as soon as changed,
+// when not nil, ends: the driver's input changed. context.AfterFunc wires it, so no goroutine
+// waits beside the watch.
+func waitWatch(ctx context.Context, w *framework.Watch, changed context.Context) (framework.Event, error) {
+	if changed == nil {
+		return w.Wait(ctx)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(changed, cancel)
+	defer stop()
+	ev, err := w.Wait(wctx)
+	if err != nil && ctx.Err() == nil && changed.Err() != nil {
+		return framework.Event{}, nil
+	}
+	return ev, err
+}
+
+// ignoreInterrupt turns a session interruption into a plain wake: the loop lists again once
+// the framework has a connection.
+func ignoreInterrupt(err error) error {
+	if errors.Is(err, framework.ErrSessionInterrupted) {
+		return nil
+	}
+	return err
+}
+
+// list reads the contenders without a watch; a missing directory (a reaped container) is an
+// empty listing, which the driver reports as our node missing.
+func (l *Lock) list(ctx context.Context) ([]string, error) {
+	children, _, err := l.fw.Children(ctx, l.path)
+	if errors.Is(err, framework.ErrNoNode) {
+		return nil, nil
+	}
+	return children, err
+}
+
+// abandonWait bounds how long a failed acquire waits for the delete of its node on a live
+// connection before leaving it to the framework's guaranteed delete in the background: long
+// enough for a healthy round trip, short enough that a partition does not hold up a caller.
+const abandonWait = time.Second
+
+// abandon deletes a node we no longer want. A caller whose ctx has ended is not held up at
+// all: the guaranteed delete runs in the background.
+func (l *Lock) abandon(ctx context.Context, p string) {
+	if ctx.Err() != nil {
+		l.fw.DeleteInBackground(p)
+		return
+	}
+	dctx, cancel := context.WithTimeout(ctx, abandonWait)
+	defer cancel()
+	if err := l.fw.Delete(dctx, p, framework.Guaranteed()); err != nil && !errors.Is(err, framework.ErrNoNode) {
+		l.fw.Logger().Debug("recipes: cleanup delete continues in the background", "path", p, "err", err)
+	}
+}
+
+// createAndList creates our contender node (protected, ephemeral, parents as containers) and
+// lists the directory right behind the create, in one round trip (framework.CreateAndList).
+func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.CreateListing, error) {
+	spec := drv.Node()
+	name := path.Join(l.path, drv.LockName()+spec.Fixed)
+	mode := framework.EphemeralSequential
+	if spec.Fixed != "" {
+		mode = framework.Ephemeral
+	}
+	data := spec.Data
+	if data == nil {
+		data = l.nodeData()
+	}
+	return l.fw.CreateAndList(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
+}
+
+// nodeData is the data of our nodes: WithNodeData's, else the framework's default data when it
+// has some (framework.WithDefaultData: nil here), else this process's Identity. NewLock settles
+// which, once.
+func (l *Lock) nodeData() []byte { return l.opts.data }
+
+// processIdentity is NewIdentity("").Encode(), computed once.
+var processIdentity = sync.OnceValue(func() []byte { return NewIdentity("").Encode() })

@@ -1,0 +1,75 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// SyncLocker adapts a lock to sync.Locker, for code that wants one, as etcd's
+// concurrency.NewLocker does. Lock blocks until the lock is held; Unlock releases it. Errors
+// have nowhere to go in that interface: Lock retries a failed acquire (after the framework's
+// retry policy gave up) until it succeeds, and panics only when it never can, because the
+// framework was closed. Use Lease to learn when the lock may be lost. Safe for concurrent
+// use; as with sync.Mutex, Unlock may be called from another goroutine than Lock.
+type SyncLocker struct {
+	lock *Lock
+
+	mu    sync.Mutex
+	lease *Lease
+}
+
+// NewSyncLocker returns a sync.Locker on lock (a Lock, or the Lock of a recipe such as
+// InterProcessMutex.Lock).
+func NewSyncLocker(lock *Lock) (*SyncLocker, error) {
+	if lock == nil {
+		return nil, fmt.Errorf("%w: nil lock", ErrInvalidArgument)
+	}
+	return &SyncLocker{lock: lock}, nil
+}
+
+// Lock blocks until the lock is held. It panics if the framework is closed.
+func (s *SyncLocker) Lock() {
+	for {
+		l, err := s.lock.Acquire(context.Background())
+		if err == nil {
+			s.mu.Lock()
+			s.lease = l
+			s.mu.Unlock()
+			return
+		}
+		if errors.Is(err, framework.ErrClosed) {
+			panic(fmt.Sprintf("recipes: SyncLocker.Lock on %s: %v", s.lock.path, err))
+		}
+		s.lock.fw.Logger().Warn("recipes: SyncLocker.Lock: acquire failed; trying again", "path", s.lock.path, "err", err)
+		if err := s.lock.fw.WaitConnected(context.Background()); errors.Is(err, framework.ErrClosed) {
+			panic(fmt.Sprintf("recipes: SyncLocker.Lock on %s: %v", s.lock.path, err))
+		}
+	}
+}
+
+// Unlock releases the lock. Unlocking an unlocked SyncLocker panics, as sync.Mutex does; a
+// failed delete is finished in the background (logged at Warn).
+func (s *SyncLocker) Unlock() {
+	s.mu.Lock()
+	l := s.lease
+	s.lease = nil
+	s.mu.Unlock()
+	if l == nil {
+		panic("recipes: SyncLocker.Unlock of an unlocked lock " + s.lock.path)
+	}
+	if err := l.Release(context.Background()); err != nil {
+		s.lock.fw.Logger().Warn("recipes: SyncLocker.Unlock", "path", s.lock.path, "err", err)
+	}
+}
+
+// Lease returns the lease held through this locker, or nil: its Done tells when the lock may
+// be lost, its Token the fencing token.
+func (s *SyncLocker) Lease() *Lease {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lease
+}

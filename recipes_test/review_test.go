@@ -1,0 +1,256 @@
+package recipes_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/driver"
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/retry"
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+// lossDeleteBound is the documented bound (docs/safety.md) within which a lease lost while
+// its session survives stops blocking others once the connection is back: one background
+// delete on the reconnected session, with room for a slow shared machine.
+const lossDeleteBound = 10 * time.Second
+
+// Review defect 4: under the Standard policy a holder whose connection drops is told
+// (Suspended ends the lease) and reconnects on the same session. Its node must not keep the
+// next contender out for the rest of the session: it is deleted once the holder was told.
+func TestLostLeaseFreesLockWhenSessionSurvives(t *testing.T) {
+	zk := server(t)
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fa := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
+	fb := connect(t, zk.Servers())
+	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
+	sid := fa.SessionID()
+
+	got := make(chan *recipes.Lease, 1)
+	mb := mustMutex(t, fb, p)
+	go func() {
+		l, err := mb.Acquire(ctxFor(t, 60*time.Second))
+		if err != nil {
+			t.Errorf("waiter: %v", err)
+		}
+		got <- l
+	}()
+	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(children(t, fb, p)) == 2 })
+	proxy.DropConnections()
+	select {
+	case <-la.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("holder never told that its lock may be lost")
+	}
+	if !errors.Is(la.Err(), recipes.ErrLockLost) {
+		t.Fatalf("lost lease Err = %v, want ErrLockLost", la.Err())
+	}
+	eventually(t, 20*time.Second, "the holder to reconnect", func() bool { return fa.State().IsConnected() })
+	if fa.SessionID() != sid {
+		t.Fatalf("session changed (0x%x -> 0x%x): the test needs it to survive", sid, fa.SessionID())
+	}
+	select {
+	case lb := <-got:
+		if lb == nil {
+			t.Fatal("waiter failed")
+		}
+		mustRelease(t, lb)
+	case <-time.After(lossDeleteBound):
+		t.Fatalf("the next contender stayed blocked for %v behind a lost lease on a live session", lossDeleteBound)
+	}
+	if err := la.Release(ctxFor(t, 10*time.Second)); err != nil {
+		t.Fatalf("Release after loss: %v, want nil", err)
+	}
+	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, fb, p)) == 0 })
+}
+
+// Review defect 6: each acquire of a shared-count semaphore set a new watch on the count
+// node (and a contended one a goroutine that lived until the count changed). 1,000 acquires
+// with an unchanged count must leave the watch and goroutine counts where they were.
+func TestSharedSemaphoreWatchesDoNotGrow(t *testing.T) {
+	zk := server(t)
+	fw := connect(t, zk.Servers())
+	p := lockPath(t)
+	count := p + "-count"
+	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, driver.EncodeCount(3), framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Delete(context.Background(), count) })
+	s, err := recipes.NewSharedSemaphore(fw, p, count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cycle := func() {
+		ls, err := s.Acquire(ctxFor(t, 10*time.Second), 1)
+		if err != nil {
+			t.Fatalf("Acquire: %v", err)
+		}
+		mustRelease(t, ls[0])
+	}
+	for range 10 {
+		cycle()
+	}
+	watches, goroutines := fw.Watches(), runtime.NumGoroutine()
+	for range 1000 {
+		cycle()
+	}
+	if w := fw.Watches(); w > watches {
+		t.Errorf("watches grew from %d to %d over 1,000 acquires", watches, w)
+	}
+	if g := runtime.NumGoroutine(); g > goroutines+2 {
+		t.Errorf("goroutines grew from %d to %d over 1,000 acquires", goroutines, g)
+	}
+	if n, err := zk.Member(0).WatchCount(ctxFor(t, 5*time.Second)); err != nil || n > 2 {
+		t.Errorf("server watch count %d (%v), want at most the count's and nothing else", n, err)
+	}
+}
+
+// Review defect 7 (shared maximum below n): Acquire(ctx, n) with a shared maximum below n
+// held the internal mutex while it waited for leases it could never get, blocking every
+// acquirer of the path. It must fail at once with a typed error.
+func TestSharedSemaphoreCountBelowNeedFailsFast(t *testing.T) {
+	zk := server(t)
+	fw := connect(t, zk.Servers())
+	p := lockPath(t)
+	count := p + "-count"
+	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, driver.EncodeCount(2), framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Delete(context.Background(), count) })
+	s, err := recipes.NewSharedSemaphore(fw, p, count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Acquire(ctxFor(t, 20*time.Second), 3); !errors.Is(err, driver.ErrCountTooLow) {
+		t.Fatalf("3 leases at a maximum of 2: got %v, want ErrCountTooLow", err)
+	}
+	ls, err := s.Acquire(ctxFor(t, 10*time.Second), 2)
+	if err != nil {
+		t.Fatalf("2 leases after the refusal: %v", err)
+	}
+	if err := s.ReturnAll(ctxFor(t, 10*time.Second), ls); err != nil {
+		t.Fatal(err)
+	}
+	assertEmpty(t, fw, p)
+}
+
+// Review defect 7 (cancellation under a partition): a cancelled Acquire waited up to 10 s
+// for the delete of its node. It must return promptly; the delete finishes in the
+// background once the partition heals.
+func TestCancelledAcquireReturnsPromptlyUnderPartition(t *testing.T) {
+	zk := server(t)
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fa := connect(t, zk.Servers())
+	fb := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(30*time.Second))
+	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	mb := mustMutex(t, fb, p)
+	go func() {
+		_, err := mb.Acquire(ctx)
+		done <- err
+	}()
+	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	proxy.Blackhole(true)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled Acquire: %v", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("a cancelled Acquire is still waiting for its delete under a partition")
+	}
+	proxy.Blackhole(false)
+	eventually(t, 20*time.Second, "the waiter's node to be deleted in the background",
+		func() bool { return len(children(t, fa, p)) == 1 })
+	mustRelease(t, la)
+}
+
+// Review defect 7 (revocation): the revocation watch stopped for good on any error of its
+// GetW, retryable ones included, so a partition longer than the retry policy silently
+// disabled revocation. Under the Session policy the lease survives the partition, and so
+// must its revocability.
+func TestRevocationSurvivesAPartition(t *testing.T) {
+	zk := server(t)
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fa := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()),
+		framework.WithSessionTimeout(20*time.Second), framework.WithErrorPolicy(framework.SessionPolicy),
+		framework.WithConnectionTimeout(200*time.Millisecond), framework.WithRetryPolicy(retry.NTimes(1, 10*time.Millisecond)))
+	fb := connect(t, zk.Servers())
+	revoked := make(chan struct{}, 1)
+	m := mustMutex(t, fa, p, recipes.WithRevocation(func(*recipes.Lease) { revoked <- struct{}{} }))
+	la := mustAcquire(t, m, 10*time.Second)
+
+	proxy.Blackhole(true)
+	proxy.DropConnections() // the client sees the loss at once; reconnecting hangs in the blackhole
+	eventually(t, 10*time.Second, "Suspended", func() bool { return fa.State() == framework.Suspended })
+	// Long enough for the watch's GetW to exhaust the retry policy (one retry, 200 ms waits).
+	<-time.After(2 * time.Second)
+	proxy.Blackhole(false)
+	eventually(t, 20*time.Second, "the holder to reconnect", func() bool { return fa.State().IsConnected() })
+	if la.Err() != nil {
+		t.Fatalf("the lease ended under the Session policy: %v", la.Err())
+	}
+	parts, err := m.Participants(ctxFor(t, 10*time.Second))
+	if err != nil || len(parts) != 1 {
+		t.Fatalf("participants %v, %v", parts, err)
+	}
+	if err := recipes.Revoke(ctxFor(t, 10*time.Second), fb, parts[0].Path); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-revoked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("revocation stopped working after a partition")
+	}
+	mustRelease(t, la)
+}
+
+// Review defect 7 (token): Token() had no context, could block for 10 s, and cached a
+// transient failure as 0 for ever. A downgraded read's node is not sequential, so its token
+// is always read from the node: under a partition the read fails within ctx, and once the
+// partition heals the next call returns the czxid.
+func TestTokenFailureIsBoundedAndNotCached(t *testing.T) {
+	zk := server(t)
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fw := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(30*time.Second),
+		framework.WithErrorPolicy(framework.SessionPolicy)) // the lease survives the reconnect
+	observer := connect(t, zk.Servers())
+	rw := mustRW(t, fw, p)
+	w := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
+	r, err := rw.ReadLock().Downgrade(ctxFor(t, 10*time.Second), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Blackhole(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if n, err := r.Token(ctx); err == nil || n != 0 {
+		t.Fatalf("Token under a partition = %d, %v; want an error", n, err)
+	}
+	proxy.Blackhole(false)
+	eventually(t, 20*time.Second, "reconnected", func() bool { return fw.State().IsConnected() })
+	if r.Err() != nil {
+		t.Fatalf("the lease ended under the Session policy: %v", r.Err())
+	}
+	st, err := observer.Exists(ctxFor(t, 10*time.Second), r.Path())
+	if err != nil || st == nil {
+		t.Fatalf("read node: %v, %v", st, err)
+	}
+	if n := tok(t, r); n != st.Czxid {
+		t.Fatalf("Token after the partition = %d, want czxid %d", n, st.Czxid)
+	}
+	mustRelease(t, r)
+	mustRelease(t, w)
+}
