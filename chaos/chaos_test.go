@@ -141,3 +141,35 @@ func TestChaosFull(t *testing.T) {
 	}
 	runTable(t, rows, cfg)
 }
+
+// Seeds that once failed, kept as regression cases (replayed in the fast suite).
+var regressions = []struct {
+	row  int
+	seed uint64
+	why  string
+}{
+	{18, 464818058, "a downgraded read granted while another process held the write lock (write lease released concurrently)"},
+}
+
+func TestChaosRegressions(t *testing.T) {
+	if *flagFull || testing.Short() {
+		t.Skip("fast suite only")
+	}
+	cluster := ensemble(t)
+	for _, rg := range regressions {
+		for _, sc := range Table(Fast) {
+			if sc.Row != rg.row || sc.Script == nil {
+				continue
+			}
+			t.Run(fmt.Sprintf("row%02d-seed%d", rg.row, rg.seed), func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				defer cancel()
+				r, err := Run(ctx, cluster, sc, config(rg.seed, false))
+				if err != nil {
+					t.Fatalf("seed=%d: %v", rg.seed, err)
+				}
+				report(t, r)
+			})
+		}
+	}
+}

@@ -35,9 +35,10 @@ type Part struct {
 	Guard func() framework.Op                      // the guard op for Multi
 }
 
-// leaseHolder adapts a *recipes.Lease.
+// leaseHolder adapts a held lease (recipes.Held: a *Lease or a
+// *SemaphoreLease).
 type leaseHolder struct {
-	l   *recipes.Lease
+	l   recipes.Held
 	res string
 }
 
@@ -47,13 +48,8 @@ func (h leaseHolder) Release(ctx context.Context) error { return h.l.Release(ctx
 func (h leaseHolder) Parts() []Part                     { return []Part{leasePart(h.l, h.res)} }
 
 // leasePart fences with the lease's own token and guard.
-func leasePart(l *recipes.Lease, res string) Part {
-	return Part{Res: res, Token: func(ctx context.Context) (int64, error) { return leaseToken(ctx, l) }, Guard: l.Guard}
-}
-
-// leaseToken hides the Token signature, which is changing on main.
-func leaseToken(_ context.Context, l *recipes.Lease) (int64, error) {
-	return l.Token(), nil
+func leasePart(l recipes.Held, res string) Part {
+	return Part{Res: res, Token: l.Token, Guard: l.Guard}
 }
 
 // multiHolder adapts a *recipes.MultiLease.
@@ -75,7 +71,7 @@ func (h multiHolder) Parts() []Part {
 }
 
 // acquirer is the shape shared by the recipes' Acquire and TryAcquire.
-type acquirer func(ctx context.Context) (*recipes.Lease, error)
+type acquirer func(ctx context.Context) (recipes.Held, error)
 
 // lockerOf adapts a recipe's acquire and try-acquire.
 type lockerOf struct {
@@ -91,7 +87,7 @@ func (l lockerOf) TryAcquire(ctx context.Context) (Holder, error) {
 	return wrapLease(l.tryAcquire(ctx))(l.res)
 }
 
-func wrapLease(le *recipes.Lease, err error) func(string) (Holder, error) {
+func wrapLease(le recipes.Held, err error) func(string) (Holder, error) {
 	return func(res string) (Holder, error) {
 		if err != nil {
 			return nil, err
@@ -106,7 +102,22 @@ func MutexLocker(fw *framework.Framework, path string) (Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lockerOf{res: path, acquire: m.Acquire, tryAcquire: m.TryAcquire}, nil
+	return lockOf(path, m.Lock), nil
+}
+
+// lockOf adapts a recipes.Lock.
+func lockOf(res string, l *recipes.Lock) lockerOf {
+	return lockerOf{res: res,
+		acquire:    func(ctx context.Context) (recipes.Held, error) { return held(l.Acquire(ctx)) },
+		tryAcquire: func(ctx context.Context) (recipes.Held, error) { return held(l.TryAcquire(ctx)) }}
+}
+
+// held turns a (*Lease, error) into a (Held, error) without a typed nil.
+func held(l *recipes.Lease, err error) (recipes.Held, error) {
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // ReadWriteLockers returns the read and the write half of an
@@ -116,9 +127,7 @@ func ReadWriteLockers(fw *framework.Framework, path string) (read, write Locker,
 	if err != nil {
 		return nil, nil, err
 	}
-	r, w := rw.ReadLock(), rw.WriteLock()
-	return lockerOf{res: path, acquire: r.Acquire, tryAcquire: r.TryAcquire},
-		lockerOf{res: path, acquire: w.Acquire, tryAcquire: w.TryAcquire}, nil
+	return lockOf(path, rw.ReadLock().Lock), lockOf(path, rw.WriteLock().Lock), nil
 }
 
 // SemaphoreLocker returns a semaphore of max leases on path; each Acquire
@@ -128,14 +137,21 @@ func SemaphoreLocker(fw *framework.Framework, path string, max int) (Locker, err
 	if err != nil {
 		return nil, err
 	}
-	one := func(ctx context.Context) (*recipes.Lease, error) {
+	one := func(ctx context.Context) (recipes.Held, error) {
 		ls, err := s.Acquire(ctx, 1)
 		if err != nil {
 			return nil, err
 		}
 		return ls[0], nil
 	}
-	return lockerOf{res: path, acquire: one, tryAcquire: one}, nil
+	try := func(ctx context.Context) (recipes.Held, error) {
+		ls, err := s.TryAcquire(ctx, 1)
+		if err != nil {
+			return nil, err
+		}
+		return ls[0], nil
+	}
+	return lockerOf{res: path, acquire: one, tryAcquire: try}, nil
 }
 
 // multiLocker adapts an InterProcessMultiLock.

@@ -46,6 +46,7 @@ type Result struct {
 	Seed        uint64
 	Ops         int // granted acquisitions
 	Faults      int
+	Refused     int // fenced writes refused (stale token, or the guard failed)
 	Verdict     *Verdict
 	Orphans     int
 	Stall       time.Duration
@@ -120,10 +121,14 @@ func runWorkload(ctx context.Context, e *Env, sc Scenario, cfg Config) (int64, e
 		return 0, fmt.Errorf("chaos: heal: %w", err)
 	}
 	quiet := e.H.Add(Event{Kind: Note, Detail: "quiet"})
-	if sc.SkipLive {
+	switch {
+	case sc.SkipLive:
 		return 0, ctx.Err()
+	case !blocking(spec.Kind):
+		sleepCtx(ctx, 2*e.T) // no liveness bound to wait out: a short calm end
+	default:
+		sleepCtx(ctx, liveBound(e, spec))
 	}
-	sleepCtx(ctx, liveBound(e, spec))
 	return quiet, ctx.Err()
 }
 
@@ -188,8 +193,10 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 		switch {
 		case ev.Kind == AcqOK:
 			res.Ops++
-		case ev.Kind == Heal:
+		case ev.Kind == Heal || ev.Kind == Resume:
 			res.Faults++
+		case ev.Kind == Write && !ev.OK:
+			res.Refused++
 		}
 	}
 }

@@ -47,7 +47,7 @@ func Table(s Size) []Scenario {
 		{Row: 15, Name: "container reaped between holders", Workload: WorkloadSpec{Kind: WMutex, Clients: 2, CS: s.CS, Idle: 1500 * time.Millisecond}},
 		{Row: 16, Name: "cancel during wait", Workload: WorkloadSpec{Kind: WCancel, Clients: s.N, CS: s.CS}},
 		{Row: 17, Name: "herd", Workload: WorkloadSpec{Kind: WHerd, Clients: s.Herd, Workers: 20}},
-		{Row: 18, Name: "rw upgrade/downgrade", Script: scriptRow18},
+		{Row: 18, Name: "rw downgrade", Script: scriptRow18},
 		{Row: 19, Name: "multi-lock opposite orders", Script: scriptRow19},
 		{Row: 19, Name: "multi-lock random subsets, expiry", Workload: WorkloadSpec{Kind: WMulti, Clients: s.N, Paths: 4, CS: s.CS},
 			Faults: []FaultKind{Expire, Blackhole2}, Gap: s.Gap},
