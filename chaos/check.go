@@ -277,6 +277,45 @@ func liveAt(ix *index, c string, t int64) []int64 {
 	return out
 }
 
+// checkGrantedNodes: a grant whose node was missing right after it is
+// explained only by a fault on that client (expiry, partition, a paused
+// process) that started before the check and was still going on at the
+// grant. An expiry that was over before the grant (at a handoff, say) makes
+// it a grant from a stale view: a violation.
+func checkGrantedNodes(v *Verdict, ix *index) {
+	for i, e := range ix.events {
+		if e.Kind != NodeMissing {
+			continue
+		}
+		acq, ok := ix.first(e.Op, AcqOK, 0)
+		if !ok || faultCovers(ix.events[:i+1], client(e.Proc), acq.T) {
+			continue
+		}
+		v.add(CRecipe, "%s op %d was granted %s, whose node was gone with no fault in progress on its session", e.Proc, e.Op, e.Detail)
+	}
+}
+
+// faultCovers reports whether a fault on client c started in events and
+// had not healed at time t.
+func faultCovers(events []Event, c string, t int64) bool {
+	for i, f := range events {
+		if !(f.Kind == Fault || f.Kind == Pause) || f.Proc != c {
+			continue
+		}
+		healed := int64(1<<63 - 1)
+		for _, h := range events[i+1:] {
+			if h.Kind == Heal || h.Kind == Resume && h.Proc == c {
+				healed = h.T
+				break
+			}
+		}
+		if healed >= t {
+			return true
+		}
+	}
+	return false
+}
+
 // checkContracts counts API contract events.
 func checkContracts(v *Verdict, ix *index) {
 	for _, e := range ix.events {

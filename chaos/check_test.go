@@ -40,6 +40,16 @@ func TestCheckersOnHistories(t *testing.T) {
 		{"recipe: a writer beside a reader", []Event{
 			{T: 1, Proc: "c0/0", Kind: AcqOK, Op: 1}, {T: 2, Proc: "c1/0", Kind: Conflict, Mode: "w", Op: 2, Peer: "c0/0", PeerOp: 1},
 		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, CRecipe},
+		{"recipe: a grant whose node vanished in an expiry already over (a stale handoff)", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 2, Proc: "c0", Kind: Fault, Detail: string(Expire)},
+			{T: 3, Kind: Heal, Detail: string(Expire)}, {T: 4, Proc: "c0/0", Kind: AcqOK, Op: 1},
+			{T: 5, Proc: "c0/0", Kind: NodeMissing, Op: 1},
+		}, checkGrantedNodes, CRecipe},
+		{"recipe: a grant whose node vanished in an expiry that came after it", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 2, Proc: "c0/0", Kind: AcqOK, Op: 1},
+			{T: 3, Proc: "c0", Kind: Fault, Detail: string(Expire)}, {T: 4, Kind: Heal, Detail: string(Expire)},
+			{T: 5, Proc: "c0/0", Kind: NodeMissing, Op: 1},
+		}, checkGrantedNodes, ""},
 		{"fence: equal tokens from two holds", nil, func(v *Verdict, _ *index) {
 			checkFence(v, map[string][]fenced{"/l": {{token: 5, op: 1}, {token: 5, op: 2}}}, nil, nil)
 		}, CFence},

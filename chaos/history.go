@@ -29,7 +29,9 @@ const (
 	Pause    Kind = "pause"    // a client process is stopped (SIGSTOP)
 	Resume   Kind = "resume"   // ... and continued (SIGCONT)
 	Contract Kind = "contract" // an API contract broken (Detail says which)
-	Note     Kind = "note"     // free text
+	// NodeMissing: right after a grant, the lease's node was not on the servers.
+	NodeMissing Kind = "node-missing"
+	Note        Kind = "note" // free text
 )
 
 // Event is one entry of a history. T is CLOCK_MONOTONIC nanoseconds.

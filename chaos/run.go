@@ -47,6 +47,7 @@ type Result struct {
 	Ops         int // granted acquisitions
 	Faults      int
 	Refused     int // fenced writes refused (stale token, or the guard failed)
+	Lost        int // Lost connection states reported by the clients
 	Verdict     *Verdict
 	Orphans     int
 	Stall       time.Duration
@@ -182,6 +183,7 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 	checkFence(v, ext, readRegisters(ctx, e, v), events)
 	checkOverlaps(v, ix, cfg.T)
 	checkContracts(v, ix)
+	checkGrantedNodes(v, ix)
 	if quiet != 0 && blocking(sc.Workload.Kind) {
 		checkLive(v, ix, quiet, liveBound(e, sc.Workload))
 	}
@@ -197,6 +199,8 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 			res.Faults++
 		case ev.Kind == Write && !ev.OK:
 			res.Refused++
+		case ev.Kind == State && ev.Detail == "LOST":
+			res.Lost++
 		}
 	}
 }

@@ -100,6 +100,7 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 	for _, p := range parts {
 		w.e.ledger.grant(p.Res, belief{proc: w.proc, op: op, mode: spec.Mode, k: spec.K, done: got.Done()})
 	}
+	w.e.checkNode(ctx, w.proc, op, got)
 	released := make(chan struct{})
 	go func() {
 		select {
@@ -132,6 +133,26 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 		ev.Err = err.Error()
 	}
 	h.Add(ev)
+}
+
+// checkNode records a NodeMissing event when a granted lease's node is
+// not on the servers right after the grant (read through the admin
+// session, after a sync). A grant made from a stale view, for instance
+// after the waiter's session expired at the handoff, shows up this way.
+func (e *Env) checkNode(ctx context.Context, proc string, op int64, got Holder) {
+	lh, ok := got.(leaseHolder)
+	if !ok {
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, 2*e.T)
+	defer cancel()
+	p := lh.l.Path()
+	if err := e.admin.Sync(cctx, p); err != nil {
+		return
+	}
+	if st, err := e.admin.Exists(cctx, p); err == nil && st == nil {
+		e.H.Add(Event{Proc: proc, Kind: NodeMissing, Op: op, Detail: p})
+	}
 }
 
 // pinBound is how long a pinned holder waits for its Done, in session timeouts.
