@@ -277,15 +277,15 @@ func liveAt(ix *index, c string, t int64) []int64 {
 	return out
 }
 
-// checkGrantedNodes: a grant whose node was missing right after it is
-// explained only by a fault on that client (expiry, partition, a paused
+// checkGrantedNodes: a grant whose node was missing right after it, while
+// its Done was still open, is explained only by a fault on that client (expiry, partition, a paused
 // process) that started before the check and was still going on at the
 // grant. An expiry that was over before the grant (at a handoff, say) makes
 // it a grant from a stale view: a violation.
 func checkGrantedNodes(v *Verdict, ix *index) {
 	for i, e := range ix.events {
-		if e.Kind != NodeMissing {
-			continue
+		if e.Kind != NodeMissing || e.OK {
+			continue // a lease told of its loss may have its node deleted
 		}
 		acq, ok := ix.first(e.Op, AcqOK, 0)
 		if !ok || faultCovers(ix.events[:i+1], client(e.Proc), acq.T) {

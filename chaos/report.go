@@ -10,13 +10,13 @@ import (
 // WriteTable prints results as a Markdown table: one line per scenario,
 // one column per checker (violation counts).
 func WriteTable(w io.Writer, rs []*Result) {
-	head := []string{"row", "scenario", "seed", "ops", "faults", "Lost states", "refused writes"}
+	head := []string{"row", "scenario", "seed", "ops", "faults", "Lost states", "refused writes", "dead grants"}
 	head = append(head, Checkers...)
 	head = append(head, "orphans", "longest stall", "notify p50", "notify max", "late")
 	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
 	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(head)))
 	for _, r := range rs {
-		cells := []string{fmt.Sprint(r.Row), r.Name, fmt.Sprint(r.Seed), fmt.Sprint(r.Ops), fmt.Sprint(r.Faults), fmt.Sprint(r.Lost), fmt.Sprint(r.Refused)}
+		cells := []string{fmt.Sprint(r.Row), r.Name, fmt.Sprint(r.Seed), fmt.Sprint(r.Ops), fmt.Sprint(r.Faults), fmt.Sprint(r.Lost), fmt.Sprint(r.Refused), fmt.Sprint(r.DeadGrants)}
 		for _, c := range Checkers {
 			cells = append(cells, fmt.Sprint(r.Verdict.Counts[c]))
 		}

@@ -48,6 +48,7 @@ type Result struct {
 	Faults      int
 	Refused     int // fenced writes refused (stale token, or the guard failed)
 	Lost        int // Lost connection states reported by the clients
+	DeadGrants  int // grants whose node was gone right after, their Done already closed
 	Verdict     *Verdict
 	Orphans     int
 	Stall       time.Duration
@@ -199,6 +200,8 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 			res.Faults++
 		case ev.Kind == Write && !ev.OK:
 			res.Refused++
+		case ev.Kind == NodeMissing && ev.OK:
+			res.DeadGrants++
 		case ev.Kind == State && ev.Detail == "LOST":
 			res.Lost++
 		}

@@ -100,7 +100,6 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 	for _, p := range parts {
 		w.e.ledger.grant(p.Res, belief{proc: w.proc, op: op, mode: spec.Mode, k: spec.K, done: got.Done()})
 	}
-	w.e.checkNode(ctx, w.proc, op, got)
 	released := make(chan struct{})
 	go func() {
 		select {
@@ -109,6 +108,7 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 		case <-released:
 		}
 	}()
+	w.e.checkNode(ctx, w.proc, op, got)
 	w.state.Store(holding)
 	if spec.Write {
 		w.write(ctx, op, parts, 1)
@@ -136,7 +136,7 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 }
 
 // checkNode records a NodeMissing event when a granted lease's node is
-// not on the servers right after the grant (read through the admin
+// not on the servers right after the grant (OK: its Done had closed) (read through the admin
 // session, after a sync). A grant made from a stale view, for instance
 // after the waiter's session expired at the handoff, shows up this way.
 func (e *Env) checkNode(ctx context.Context, proc string, op int64, got Holder) {
@@ -151,7 +151,9 @@ func (e *Env) checkNode(ctx context.Context, proc string, op int64, got Holder) 
 		return
 	}
 	if st, err := e.admin.Exists(cctx, p); err == nil && st == nil {
-		e.H.Add(Event{Proc: proc, Kind: NodeMissing, Op: op, Detail: p})
+		// A lease told of its loss deletes its node in the background:
+		// only a missing node under an open Done is suspect.
+		e.H.Add(Event{Proc: proc, Kind: NodeMissing, Op: op, Detail: p, OK: closed(got.Done())})
 	}
 }
 
