@@ -32,3 +32,13 @@ bench:
 
 bench-quick:
 	$(GO) run ./bench -quick
+
+# The full fault × workload table (docs/safety.md): SEED=n replays a run; a failing run's history is
+# written under CHAOS_DIR, the results table to CHAOS_DIR/table.md.
+SEED ?= 0
+CHAOS_DIR ?= chaos-out
+.PHONY: chaos
+chaos:
+	@mkdir -p $(CHAOS_DIR)
+	$(GO) test -count=1 -timeout 90m ./chaos -run 'TestChaosFull' -v -chaos.full \
+	  -chaos.seed=$(SEED) -chaos.history=$(abspath $(CHAOS_DIR)) -chaos.out=$(abspath $(CHAOS_DIR))/table.md

@@ -1,0 +1,101 @@
+package chaos
+
+import (
+	"context"
+	"path"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// The three broken locks of the self-tests (reliability.md row 21).
+
+// grabLock grants without waiting: it creates its contender node and
+// returns at once, whoever else holds.
+type grabLock struct {
+	fw  *framework.Framework
+	res string
+}
+
+func (l grabLock) TryAcquire(ctx context.Context) (Holder, error) { return l.Acquire(ctx) }
+
+func (l grabLock) Acquire(ctx context.Context) (Holder, error) {
+	sess := l.fw.Session()
+	node, err := l.fw.Create(ctx, l.res+"/lock-", nil, framework.WithMode(framework.EphemeralSequential),
+		framework.CreatingParents(), framework.Protected())
+	if err != nil {
+		return nil, err
+	}
+	return &grabHolder{fw: l.fw, node: node, res: l.res, done: sess.Done()}, nil
+}
+
+type grabHolder struct {
+	fw        *framework.Framework
+	node, res string
+	done      <-chan struct{}
+}
+
+func (h *grabHolder) Done() <-chan struct{} { return h.done }
+func (h *grabHolder) Err() error            { return nil }
+func (h *grabHolder) Release(ctx context.Context) error {
+	return h.fw.Delete(ctx, h.node, framework.Guaranteed())
+}
+func (h *grabHolder) Parts() []Part {
+	tok := func(ctx context.Context) (int64, error) {
+		st, err := h.fw.Exists(ctx, h.node)
+		if err != nil || st == nil {
+			return 0, err
+		}
+		return st.Czxid, nil
+	}
+	return []Part{{Res: h.res, Token: tok, Guard: func() framework.Op { return framework.CheckOp(h.node, -1) }}}
+}
+
+// deafLock ignores Done: its holders are never told that the lock may be lost.
+type deafLock struct{ inner Locker }
+
+func (l deafLock) Acquire(ctx context.Context) (Holder, error) { return deaf(l.inner.Acquire(ctx)) }
+func (l deafLock) TryAcquire(ctx context.Context) (Holder, error) {
+	return deaf(l.inner.TryAcquire(ctx))
+}
+
+func deaf(h Holder, err error) (Holder, error) {
+	if err != nil {
+		return nil, err
+	}
+	return deafHolder{h}, nil
+}
+
+type deafHolder struct{ Holder }
+
+func (deafHolder) Done() <-chan struct{} { return nil } // never closes
+func (deafHolder) Err() error            { return nil }
+
+// unfencedLock has no fencing: a constant token, and a guard on the lock
+// directory (which always exists) instead of our node.
+type unfencedLock struct{ inner Locker }
+
+func (l unfencedLock) Acquire(ctx context.Context) (Holder, error) {
+	return unfenced(l.inner.Acquire(ctx))
+}
+func (l unfencedLock) TryAcquire(ctx context.Context) (Holder, error) {
+	return unfenced(l.inner.TryAcquire(ctx))
+}
+
+func unfenced(h Holder, err error) (Holder, error) {
+	if err != nil {
+		return nil, err
+	}
+	return unfencedHolder{h}, nil
+}
+
+type unfencedHolder struct{ Holder }
+
+func (h unfencedHolder) Parts() []Part {
+	parts := h.Holder.Parts()
+	for i := range parts {
+		dir := path.Dir(parts[i].Res + "/x")
+		parts[i].Token = func(context.Context) (int64, error) { return 1, nil }
+		parts[i].Guard = func() framework.Op { return framework.CheckOp(dir, -1) }
+	}
+	return parts
+}

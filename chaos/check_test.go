@@ -1,0 +1,86 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+)
+
+// The checkers that need no server, proven able to fail on small histories.
+func TestCheckersOnHistories(t *testing.T) {
+	T := time.Second
+	s := int64(time.Second)
+	tests := []struct {
+		name   string
+		events []Event
+		check  func(*Verdict, *index)
+		want   string // checker that must fire ("" = none)
+	}{
+		{"live: a waiter never served after heal", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 2, Proc: "c1/0", Kind: AcqCall, Op: 2},
+			{T: 5 * s, Proc: "c1/0", Kind: AcqOK, Op: 2},
+		}, func(v *Verdict, ix *index) { checkLive(v, ix, 3*s, T) }, CLive},
+		{"live: everyone served", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 4 * s, Proc: "c0/0", Kind: AcqOK, Op: 1},
+		}, func(v *Verdict, ix *index) { checkLive(v, ix, 3*s, T) }, ""},
+		{"api: a cancelled acquire with a foreign error", []Event{
+			{T: 1, Proc: "c0/0", Kind: Contract, Op: 1, Detail: "x"},
+		}, checkContracts, CAPI},
+		{"belief: an overlap nobody explains", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Op: 1}, {T: 2, Proc: "c1/0", Kind: Conflict, Mode: "x", Op: 2, Peer: "c0/0", PeerOp: 1},
+		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, CBelief},
+		{"belief: an overlap after the old holder's session was expired, told in time", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Op: 1}, {T: 2, Proc: "c0", Kind: Fault, Detail: string(Expire)},
+			{T: 3, Proc: "c1/0", Kind: Conflict, Mode: "x", Op: 2, Peer: "c0/0", PeerOp: 1},
+			{T: 4, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, ""},
+		{"belief: expired but never told", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Op: 1}, {T: 2, Proc: "c0", Kind: Fault, Detail: string(Expire)},
+			{T: 3, Proc: "c1/0", Kind: Conflict, Mode: "x", Op: 2, Peer: "c0/0", PeerOp: 1},
+		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, CBelief},
+		{"recipe: a writer beside a reader", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Op: 1}, {T: 2, Proc: "c1/0", Kind: Conflict, Mode: "w", Op: 2, Peer: "c0/0", PeerOp: 1},
+		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, CRecipe},
+		{"recipe: a grant whose node vanished in an expiry already over (a stale handoff)", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 2, Proc: "c0", Kind: Fault, Detail: string(Expire)},
+			{T: 3, Kind: Heal, Detail: string(Expire)}, {T: 4, Proc: "c0/0", Kind: AcqOK, Op: 1},
+			{T: 5, Proc: "c0/0", Kind: NodeMissing, Op: 1},
+		}, checkGrantedNodes, CRecipe},
+		{"recipe: a grant whose node vanished in an expiry that came after it", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 2, Proc: "c0/0", Kind: AcqOK, Op: 1},
+			{T: 3, Proc: "c0", Kind: Fault, Detail: string(Expire)}, {T: 4, Kind: Heal, Detail: string(Expire)},
+			{T: 5, Proc: "c0/0", Kind: NodeMissing, Op: 1},
+		}, checkGrantedNodes, ""},
+		{"fence: equal tokens from two holds", nil, func(v *Verdict, _ *index) {
+			checkFence(v, map[string][]fenced{"/l": {{token: 5, op: 1}, {token: 5, op: 2}}}, nil, nil)
+		}, CFence},
+		{"fence: an acknowledged znode write lost", []Event{
+			{T: 1, Kind: Write, Res: "zk:/l", OK: true, Detail: "c0/0#1#1", Token: 7},
+		}, func(v *Verdict, ix *index) {
+			checkFence(v, nil, map[string][]zkEntry{"l": {{token: 8, elem: "c1/0#2#1"}}}, ix.events)
+		}, CFence},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := newVerdict()
+			tt.check(v, newIndex(tt.events))
+			switch {
+			case tt.want == "" && v.Total() != 0:
+				t.Fatalf("false alarm: %v", v.Samples)
+			case tt.want != "" && v.Counts[tt.want] == 0:
+				t.Fatalf("checker %s did not fire (counts %v)", tt.want, v.Counts)
+			}
+		})
+	}
+}
+
+func TestLongestStall(t *testing.T) {
+	ms := int64(time.Millisecond)
+	events := []Event{
+		{T: 0, Res: "/l", Kind: AcqCall, Op: 1}, {T: 1 * ms, Res: "/l", Kind: AcqOK, Op: 1},
+		{T: 2 * ms, Res: "/l", Kind: AcqCall, Op: 2}, {T: 10 * ms, Res: "/l", Kind: RelCall, Op: 1},
+		{T: 250 * ms, Res: "/l", Kind: AcqOK, Op: 2},
+	}
+	if got := longestStall(newIndex(events), "/l"); got != 240*time.Millisecond {
+		t.Fatalf("longestStall = %v, want 240ms", got)
+	}
+}

@@ -1,0 +1,74 @@
+package chaos
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// Row 21: every checker runs against a deliberately broken lock (or a
+// history that breaks it) and must report the violation, or the test fails.
+func TestSelfTestBrokenLocks(t *testing.T) {
+	if *flagFull {
+		t.Skip("the self-tests run in the fast suite")
+	}
+	cluster := ensemble(t)
+	s := seed(t)
+	cfg := Config{Seed: s, T: 3 * time.Second, Phase: 4 * time.Second, HistoryDir: t.TempDir()}
+	grab := func(fw *framework.Framework, spec OpSpec) Locker { return grabLock{fw: fw, res: spec.Res} }
+	deafen := func(_ *framework.Framework, spec OpSpec) Locker { return deafLock{spec.Locker} }
+	unfence := func(_ *framework.Framework, spec OpSpec) Locker { return unfencedLock{spec.Locker} }
+	slow := WorkloadSpec{Kind: WMutex, Clients: 4, CS: 600 * time.Millisecond}
+	tests := []struct {
+		name string
+		sc   Scenario
+		want []string // checkers that must report; none: the control, which must pass
+	}{
+		{"grants without waiting, mutex", Scenario{Row: 21, Name: "grab", Wrap: grab, SkipLive: true,
+			Workload: WorkloadSpec{Kind: WMutex, Clients: 4, CS: 20 * time.Millisecond}}, []string{CBelief}},
+		{"grants without waiting, semaphore k=2", Scenario{Row: 21, Name: "grab-sem", Wrap: grab, SkipLive: true,
+			Workload: WorkloadSpec{Kind: WSem, Clients: 6, K: 2, CS: 20 * time.Millisecond}}, []string{CRecipe}},
+		{"ignores Done, holder partitioned 2T", Scenario{Row: 21, Name: "deaf", Wrap: deafen, Workload: slow, SkipLive: true,
+			Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}},
+		{"control: the real mutex, holder partitioned 2T", Scenario{Row: 21, Name: "control", Workload: slow, SkipLive: true,
+			Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, nil},
+		{"no fencing", Scenario{Row: 21, Name: "unfenced", Wrap: unfence, SkipLive: true,
+			Workload: WorkloadSpec{Kind: WMutex, Clients: 4, CS: 5 * time.Millisecond}}, []string{CFence}},
+		{"cleanliness: an orphan and a leaked watch", Scenario{Row: 21, Name: "litter", Script: litter}, []string{CClean}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			cfg := cfg
+			if len(tt.sc.Faults) > 0 {
+				cfg.Phase = 12 * time.Second // room for a few partitions
+			}
+			r, err := Run(ctx, cluster, tt.sc, cfg)
+			if err != nil {
+				t.Fatalf("seed=%d: %v", s, err)
+			}
+			if tt.want == nil {
+				report(t, r)
+				return
+			}
+			for _, c := range tt.want {
+				if r.Verdict.Counts[c] == 0 {
+					t.Errorf("seed=%d: checker %s reported nothing against %s (counts %v)", s, c, tt.name, r.Verdict.Counts)
+				}
+			}
+			t.Logf("%s: violations found as required: %v (samples: %v)", tt.name, r.Verdict.Counts, r.Verdict.Samples)
+		})
+	}
+}
+
+// litter leaves a node under a lock path and a watch on the servers.
+func litter(ctx context.Context, e *Env, _ Config, _ *Verdict) error {
+	if _, err := e.admin.Create(ctx, e.lockPath(0)+"/lock-", nil, framework.CreatingParents(), framework.Protected()); err != nil {
+		return err
+	}
+	_, _, err := e.admin.ExistsW(ctx, e.lockPath(0)+"/never")
+	return err
+}

@@ -1,0 +1,215 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/recipes"
+)
+
+// OpSpec is one acquisition a worker is about to make.
+type OpSpec struct {
+	Locker   Locker
+	Res      string // the lock path (the first, for a multi-lock)
+	Mode     string // x, r, w, s
+	K        int    // for s: the semaphore's maximum
+	Try      bool
+	Deadline time.Duration // the acquire's own deadline
+	Write    bool          // write the fenced registers while holding
+	Cancel   bool          // a short deadline whose expiry must return ctx's error
+}
+
+// Picker chooses a worker's next acquisition.
+type Picker func(rng *rand.Rand) OpSpec
+
+// worker states, for pinning: the nemesis can pin a holder, which then
+// holds until its Done closes (or pinBound), as a slow holder would.
+const (
+	idle int32 = iota
+	holding
+	pinned
+)
+
+// worker is one sequential contender (a goroutine) of a client.
+type worker struct {
+	proc  string
+	e     *Env
+	c     *Client
+	rng   *rand.Rand
+	pick  Picker
+	cs    time.Duration // the longest critical section
+	idle  time.Duration // pause between acquisitions
+	state atomic.Int32
+}
+
+// run loops acquisitions until ctx ends.
+func (w *worker) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		w.once(ctx, w.pick(w.rng))
+		sleepCtx(ctx, w.idle)
+	}
+}
+
+// once makes one acquisition and, if it is granted, one hold.
+func (w *worker) once(ctx context.Context, spec OpSpec) {
+	h := w.e.H
+	op := h.NextOp()
+	h.Add(Event{Proc: w.proc, Kind: AcqCall, Res: spec.Res, Mode: spec.Mode, Op: op})
+	actx, cancel := context.WithTimeout(ctx, spec.Deadline)
+	var got Holder
+	var err error
+	if spec.Try {
+		got, err = spec.Locker.TryAcquire(actx)
+	} else {
+		got, err = spec.Locker.Acquire(actx)
+	}
+	expired := actx.Err() != nil
+	cancel()
+	if err != nil {
+		w.failed(ctx, spec, op, err, expired)
+		return
+	}
+	w.hold(ctx, spec, op, got)
+}
+
+// failed records a failed acquire and backs off briefly on real errors.
+func (w *worker) failed(ctx context.Context, spec OpSpec, op int64, err error, expired bool) {
+	h := w.e.H
+	h.Add(Event{Proc: w.proc, Kind: AcqFail, Res: spec.Res, Mode: spec.Mode, Op: op, Err: err.Error()})
+	ctxErr := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+	if spec.Cancel && expired && !ctxErr && ctx.Err() == nil {
+		h.Add(Event{Proc: w.proc, Kind: Contract, Res: spec.Res, Op: op, Err: err.Error(),
+			Detail: "acquire whose deadline passed returned an error that is not the context's"})
+	}
+	if ctxErr || errors.Is(err, recipes.ErrLocked) {
+		return
+	}
+	sleepCtx(ctx, 50*time.Millisecond)
+}
+
+// hold believes, writes, waits, and releases.
+func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
+	h := w.e.H
+	parts := got.Parts()
+	h.Add(Event{Proc: w.proc, Kind: AcqOK, Res: spec.Res, Mode: spec.Mode, Op: op, Detail: fmt.Sprint(len(parts))})
+	for _, p := range parts {
+		w.e.ledger.grant(p.Res, belief{proc: w.proc, op: op, mode: spec.Mode, k: spec.K, done: got.Done()})
+	}
+	released := make(chan struct{})
+	go func() {
+		select {
+		case <-got.Done():
+			h.Add(Event{Proc: w.proc, Kind: DoneSeen, Res: spec.Res, Op: op, Err: fmt.Sprint(got.Err())})
+		case <-released:
+		}
+	}()
+	w.e.checkNode(ctx, w.proc, op, got)
+	w.state.Store(holding)
+	if spec.Write {
+		w.write(ctx, op, parts, 1)
+	}
+	sleepCtx(ctx, time.Duration(w.rng.Int64N(int64(w.cs)+1)))
+	if !w.state.CompareAndSwap(holding, idle) {
+		w.waitPinned(ctx, got)
+		if spec.Write {
+			w.write(ctx, op, parts, 2) // a late write, as a holder that does not watch Done makes
+		}
+	}
+	h.Add(Event{Proc: w.proc, Kind: RelCall, Res: spec.Res, Op: op})
+	for _, p := range parts {
+		w.e.ledger.drop(p.Res, op)
+	}
+	close(released)
+	rctx, cancel := context.WithTimeout(context.Background(), 2*w.e.T)
+	err := got.Release(rctx)
+	cancel()
+	ev := Event{Proc: w.proc, Kind: RelDone, Res: spec.Res, Op: op}
+	if err != nil {
+		ev.Err = err.Error()
+	}
+	h.Add(ev)
+}
+
+// checkNode records a NodeMissing event when a granted lease's node is
+// not on the servers right after the grant (OK: its Done had closed) (read through the admin
+// session, after a sync). A grant made from a stale view, for instance
+// after the waiter's session expired at the handoff, shows up this way.
+func (e *Env) checkNode(ctx context.Context, proc string, op int64, got Holder) {
+	lh, ok := got.(leaseHolder)
+	if !ok {
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, 2*e.T)
+	defer cancel()
+	p := lh.l.Path()
+	if err := e.admin.Sync(cctx, p); err != nil {
+		return
+	}
+	if st, err := e.admin.Exists(cctx, p); err == nil && st == nil {
+		// A lease told of its loss deletes its node in the background:
+		// only a missing node under an open Done is suspect.
+		e.H.Add(Event{Proc: proc, Kind: NodeMissing, Op: op, Detail: p, OK: closed(got.Done())})
+	}
+}
+
+// pinBound is how long a pinned holder waits for its Done, in session timeouts.
+const pinBound = 3
+
+// waitPinned holds until Done closes, pinBound·T passes or ctx ends.
+func (w *worker) waitPinned(ctx context.Context, got Holder) {
+	defer w.state.Store(idle)
+	t := time.NewTimer(pinBound * w.e.T)
+	defer t.Stop()
+	select {
+	case <-got.Done():
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// pin marks the worker's current hold as pinned, if it holds now.
+func (w *worker) pin() bool { return w.state.CompareAndSwap(holding, pinned) }
+
+// write offers one fenced write per part: to the Fence with the part's
+// token, and to the part's znode register through Multi(Guard, SetOp).
+func (w *worker) write(ctx context.Context, op int64, parts []Part, n int) {
+	h := w.e.H
+	for _, p := range parts {
+		tctx, cancel := context.WithTimeout(ctx, 2*w.e.T)
+		tok, err := p.Token(tctx)
+		if err == nil {
+			w.e.Fence.Write(w.proc, op, p.Res, tok)
+			elem := fmt.Sprintf("%s#%d#%d", w.proc, op, n)
+			err = zkWrite(tctx, w.c.FW, p.Guard(), w.e.dataPath(p.Res), tok, elem)
+			ev := Event{Proc: w.proc, Kind: Write, Res: "zk:" + p.Res, Op: op, Token: tok, OK: err == nil, Detail: elem}
+			if err != nil {
+				ev.Err = err.Error()
+			}
+			h.Add(ev)
+		}
+		cancel()
+	}
+}
+
+// dataPath is the znode register of lock path res.
+func (e *Env) dataPath(res string) string {
+	return e.Root + "/data/" + strings.ReplaceAll(strings.TrimPrefix(res, e.Root+"/"), "/", "_")
+}
+
+// sleepCtx sleeps d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
