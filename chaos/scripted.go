@@ -36,14 +36,12 @@ func (e *Env) acquireAsync(ctx context.Context, proc string, l Locker, res, mode
 	return out
 }
 
-// acquire is acquireAsync, waited for (bounded by ctx).
+// acquire is acquireAsync, waited for. It waits for the outcome even after
+// ctx ends (Acquire returns promptly then): a grant that races with the
+// deadline must reach the caller, who releases it, not be dropped.
 func (e *Env) acquire(ctx context.Context, proc string, l Locker, res, mode string) (Holder, int64, error) {
-	select {
-	case g := <-e.acquireAsync(ctx, proc, l, res, mode):
-		return g.h, g.op, g.err
-	case <-ctx.Done():
-		return nil, 0, ctx.Err()
-	}
+	g := <-e.acquireAsync(ctx, proc, l, res, mode)
+	return g.h, g.op, g.err
 }
 
 // release ends a scripted hold.
