@@ -4,10 +4,7 @@ import (
 	"fmt"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
-	"github.com/zkrecipes/zkrecipes/bench/peers"
 )
-
-func kazooPythonPath() string { return peers.KazooPython }
 
 // vs is a peer's median as a ratio to Curator's.
 func (d *runData) vsCurator(p, id string, f func(harness.Result) float64) string {
