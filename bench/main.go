@@ -2,7 +2,7 @@
 // floor, go-zookeeper's zk.Lock, Curator's InterProcessMutex and kazoo's Lock, in one run against
 // one ZooKeeper (started here with forceSync=yes through zktest, or ZK_SERVERS).
 //
-//	go run ./bench -out docs/benchmarks.md   # make bench: 3 repetitions, ~10 min on 2 cores
+//	go run ./bench -out docs/benchmarks.md -history bench/results   # make bench: 3 repetitions, ~12 min on 2 cores
 //	go run ./bench -quick                    # make bench-quick: 1 short repetition, < 1 min
 //
 // It prints the markdown report to stdout and, with -out, writes it to that file. Curator and
@@ -36,6 +36,7 @@ type options struct {
 	noCount   bool
 	only      string // comma-separated scenario ids; empty = all
 	cpuprof   string
+	history   string // directory of the run history ("" = none)
 	command   string
 }
 
@@ -48,6 +49,7 @@ func main() {
 	flag.BoolVar(&o.noInstall, "no-install", false, "never apt-get install missing peers")
 	flag.BoolVar(&o.noCount, "no-count", false, "skip the request-counting pass")
 	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1000,e5000,f-rw,f-sem,f-multi, raw-...); for diagnosis")
+	flag.StringVar(&o.history, "history", "", "keep one JSON record per run in this directory and warn of ratios >10% worse than the last run")
 	flag.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of the timed passes (Go peers run in this process) to this file")
 	flag.Parse()
 	o.servers = os.Getenv("ZK_SERVERS")
@@ -136,7 +138,13 @@ func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) erro
 		}
 	}
 	d.elapsed = time.Since(d.started)
-	return emit(d, o.out, stdout)
+	if err := emit(d, o.out, stdout); err != nil {
+		return err
+	}
+	if o.history != "" {
+		return keepHistory(ctx, d, o.history, log)
+	}
+	return nil
 }
 
 // emit writes the report to stdout and, if out is set, to that file.

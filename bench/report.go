@@ -10,12 +10,13 @@ import (
 
 // Field accessors for aggregate.
 var (
-	fP50  = func(r harness.Result) float64 { return r.P50Ms }
-	fP99  = func(r harness.Result) float64 { return r.P99Ms }
-	fRate = func(r harness.Result) float64 { return r.CyclesPerSec }
-	fCPU  = func(r harness.Result) float64 { return r.CPUUsPerOp }
-	fHand = func(r harness.Result) float64 { return r.HandoffP50Ms }
-	fMem  = func(r harness.Result) float64 { return r.MemPerWaiter }
+	fP50   = func(r harness.Result) float64 { return r.P50Ms }
+	fP99   = func(r harness.Result) float64 { return r.P99Ms }
+	fRate  = func(r harness.Result) float64 { return r.CyclesPerSec }
+	fCPU   = func(r harness.Result) float64 { return r.CPUUsPerOp }
+	fHand  = func(r harness.Result) float64 { return r.HandoffP50Ms }
+	fMem   = func(r harness.Result) float64 { return r.MemPerWaiter }
+	fDrain = func(r harness.Result) float64 { return r.DrainSeconds }
 )
 
 // md is a markdown writer that remembers the first write error.

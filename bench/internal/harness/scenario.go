@@ -101,25 +101,27 @@ func (s Scenario) Args() []string {
 // Result is what every peer reports for one scenario, in every language (JSON field names are
 // the contract with the Java and Python programs).
 type Result struct {
-	Peer         string             `json:"peer"`
-	Kind         string             `json:"kind"`
-	Sessions     int                `json:"sessions"`
-	Waiters      int                `json:"waiters,omitempty"`
-	Cycles       int64              `json:"cycles"`         // acquisitions (or raw ops) in the window
-	TotalCycles  int64              `json:"total_cycles"`   // every acquisition, warm-up and drain included
-	Seconds      float64            `json:"seconds"`        // window length
-	CyclesPerSec float64            `json:"cycles_per_sec"` // Cycles / Seconds
-	P50Ms        float64            `json:"p50_ms,omitempty"`
-	P99Ms        float64            `json:"p99_ms,omitempty"`
-	MinPerClient int64              `json:"min_per_client,omitempty"`
-	MaxPerClient int64              `json:"max_per_client,omitempty"`
-	Violations   int64              `json:"violations"` // holder counter over the permitted count
-	HandoffP50Ms float64            `json:"handoff_p50_ms,omitempty"`
-	CPUUsPerOp   float64            `json:"client_cpu_us_per_cycle,omitempty"`
-	MemPerWaiter float64            `json:"mem_bytes_per_waiter,omitempty"`
-	Unsupported  bool               `json:"unsupported,omitempty"`
-	Error        string             `json:"error,omitempty"`
-	Extra        map[string]float64 `json:"extra,omitempty"`
+	Peer                string             `json:"peer"`
+	Kind                string             `json:"kind"`
+	Sessions            int                `json:"sessions"`
+	Waiters             int                `json:"waiters,omitempty"`
+	Cycles              int64              `json:"cycles"`         // acquisitions (or raw ops) in the window
+	TotalCycles         int64              `json:"total_cycles"`   // every acquisition, warm-up and drain included
+	Seconds             float64            `json:"seconds"`        // window length
+	CyclesPerSec        float64            `json:"cycles_per_sec"` // Cycles / Seconds
+	P50Ms               float64            `json:"p50_ms,omitempty"`
+	P99Ms               float64            `json:"p99_ms,omitempty"`
+	MinPerClient        int64              `json:"min_per_client,omitempty"`
+	MaxPerClient        int64              `json:"max_per_client,omitempty"`
+	Violations          int64              `json:"violations"` // holder counter over the permitted count
+	HandoffP50Ms        float64            `json:"handoff_p50_ms,omitempty"`
+	CPUUsPerOp          float64            `json:"client_cpu_us_per_cycle,omitempty"`
+	MemPerWaiter        float64            `json:"mem_bytes_per_waiter,omitempty"`
+	GoroutinesPerWaiter float64            `json:"goroutines_per_waiter,omitempty"` // depth, Go peers: library goroutines per waiter
+	DrainSeconds        float64            `json:"drain_s,omitempty"`               // depth: first release to the last waiter's acquisition
+	Unsupported         bool               `json:"unsupported,omitempty"`
+	Error               string             `json:"error,omitempty"`
+	Extra               map[string]float64 `json:"extra,omitempty"`
 }
 
 // Peer is one implementation under comparison. Run executes scenarios in order (in one process
