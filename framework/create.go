@@ -83,7 +83,8 @@ func WithTTL(d time.Duration) CreateOption { return func(c *createConfig) { c.tt
 func WithACL(acl []ACL) CreateOption { return func(c *createConfig) { c.acl = acl } }
 
 // Protected prefixes the last segment with "_c_<uuid>-" so that a create whose reply was lost can
-// be found again (Curator's protection mode).
+// be found again (Curator's protection mode): before a retry the parent is synced and listed; after a
+// create that needed a retry, every other node with the prefix is deleted.
 func Protected() CreateOption { return func(c *createConfig) { c.protected = true } }
 
 // CreatingParents creates missing parents as containers (empty data, the provider's ACL).
@@ -106,63 +107,92 @@ func (c *createConfig) validate() error {
 // protection prefix). nil data means DefaultData. On ctx end it returns ctx's error while the create
 // may still happen on the server (a Protected create then deletes it in the background).
 func (f *Framework) Create(ctx context.Context, p string, data []byte, opts ...CreateOption) (string, error) {
+	created, _, err := f.CreateIn(ctx, p, data, opts...)
+	return created, err
+}
+
+// CreateIn is Create that also returns the session epoch in which the node was created (for an
+// adopted protected node: the epoch of its ephemeral owner's create). The epoch may already have
+// ended; compare its ID with the session that decides, rather than trusting it to be live. On
+// error it returns no epoch, like Create.
+func (f *Framework) CreateIn(ctx context.Context, p string, data []byte, opts ...CreateOption) (string, *Session, error) {
+	cc, data, err := f.prepareCreate(ctx, p, data, opts)
+	if err != nil {
+		return "", nil, err
+	}
+	if cc.protected {
+		return f.newProtectedCreate(p, data, &cc).run(ctx)
+	}
+	return f.createPlain(ctx, p, data, &cc)
+}
+
+// createPlain runs an unprotected create under the retry policy.
+func (f *Framework) createPlain(ctx context.Context, p string, data []byte, cc *createConfig) (string, *Session, error) {
+	var created string
+	var sess *Session
+	err := f.retry(ctx, func(ctx context.Context) error {
+		var err error
+		created, sess, _, err = f.createAttempt(ctx, f.full(p), data, cc)
+		return err
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	return f.rel(created), sess, nil
+}
+
+// prepareCreate validates a create and applies its options and defaults.
+func (f *Framework) prepareCreate(ctx context.Context, p string, data []byte, opts []CreateOption) (createConfig, []byte, error) {
 	var cc createConfig
 	for _, o := range opts {
 		o(&cc)
 	}
 	if err := f.check(ctx, p, true); err != nil {
-		return "", err
+		return cc, nil, err
 	}
 	if err := cc.validate(); err != nil {
-		return "", err
+		return cc, nil, err
 	}
 	if data == nil {
 		data = f.cfg.defaultData
 	}
 	if err := validateData(p, data); err != nil {
-		return "", err
+		return cc, nil, err
 	}
 	if cc.acl == nil {
 		cc.acl = f.cfg.acl.ForPath(f.full(p))
 	}
-	if cc.protected {
-		return f.createProtected(ctx, p, data, &cc)
-	}
-	var created string
-	err := f.retry(ctx, func(ctx context.Context) error {
-		var err error
-		created, _, err = f.createAttempt(ctx, f.full(p), data, &cc)
-		return err
-	})
-	if err != nil {
-		return "", err
-	}
-	return f.rel(created), nil
+	return cc, data, nil
 }
 
 // createAttempt is one attempt: create; on NoNode create the parents (CreatingParents, or the
-// namespace node alone) and try once more. The returned channel closes when the last request ended.
-func (f *Framework) createAttempt(ctx context.Context, full string, data []byte, cc *createConfig) (string, <-chan struct{}, error) {
-	created, done, err := f.createNode(ctx, full, data, cc)
+// namespace node alone) and try once more. It returns the epoch current when the last create was
+// sent, and a channel that closes when the last request ended.
+func (f *Framework) createAttempt(ctx context.Context, full string, data []byte, cc *createConfig) (string, *Session, <-chan struct{}, error) {
+	created, sess, done, err := f.createNode(ctx, full, data, cc)
 	if !errors.Is(err, zk.ErrNoNode) {
-		return created, done, err
+		return created, sess, done, err
 	}
 	parent := path.Dir(full)
 	switch {
 	case cc.parents:
 	case f.ns != "" && parent == f.ns: // the namespace container (it may have been reaped)
 	default:
-		return "", done, err
+		return "", nil, done, err
 	}
 	if err := f.mkdirs(ctx, parent); err != nil {
-		return "", done, err
+		return "", nil, done, err
 	}
 	return f.createNode(ctx, full, data, cc)
 }
 
-// createNode sends one create request in the right flavour.
-func (f *Framework) createNode(ctx context.Context, full string, data []byte, cc *createConfig) (string, <-chan struct{}, error) {
+// createNode sends one create request in the right flavour. The epoch is taken just before the
+// request: a reply proves that no disconnect or expiry came between, so it is the epoch of the
+// create. If that epoch belongs to another session (the request was queued before a session
+// started), the epoch current after a reply is taken if its session is the one running then.
+func (f *Framework) createNode(ctx context.Context, full string, data []byte, cc *createConfig) (string, *Session, <-chan struct{}, error) {
 	flag, _ := cc.mode.flag()
+	sess := f.Session()
 	created, err, done := callTracked(f, ctx, func() (string, error) {
 		switch {
 		case cc.mode == Container:
@@ -172,7 +202,12 @@ func (f *Framework) createNode(ctx context.Context, full string, data []byte, cc
 		}
 		return f.conn.Create(full, data, flag, cc.acl)
 	})
-	return created, done, err
+	if id := f.conn.SessionID(); err == nil && sess.ID() != id {
+		if after := f.Session(); after.ID() == id {
+			sess = after
+		}
+	}
+	return created, sess, done, err
 }
 
 // mkdirs creates every missing node of dir (a server path) as a container with empty data,

@@ -2,8 +2,15 @@ package framework
 
 import (
 	"bufio"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"maps"
 	"net"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -14,22 +21,36 @@ import (
 // timeout) when the network is partitioned. Safe for concurrent use.
 type connTracker struct {
 	dial zk.Dialer
+	log  *slog.Logger
 
-	mu    sync.Mutex
-	conns map[*trackedConn]struct{}
+	mu      sync.Mutex
+	conns   map[*trackedConn]struct{}
+	failed  map[string]error           // the last connect error of each address that has failed
+	creates map[string][]chan struct{} // awaitCreate's waiters, by the path of the create
+	waiting atomic.Int32               // len(creates): writes parse nothing while it is 0
 }
 
-func newConnTracker(d zk.Dialer) *connTracker {
+func newConnTracker(d zk.Dialer, log *slog.Logger) *connTracker {
 	if d == nil {
 		d = net.DialTimeout
 	}
-	return &connTracker{dial: d, conns: make(map[*trackedConn]struct{})}
+	return &connTracker{dial: d, log: log, conns: make(map[*trackedConn]struct{}),
+		failed: make(map[string]error), creates: make(map[string][]chan struct{})}
 }
 
-// Dial implements zk.Dialer.
+// Dial implements zk.Dialer. A failed connect is logged at Warn with its address, and remembered
+// for ErrNoServer's message.
 func (t *connTracker) Dial(network, address string, timeout time.Duration) (net.Conn, error) {
 	c, err := t.dial(network, address, timeout)
+	t.mu.Lock()
 	if err != nil {
+		t.failed[address] = err
+	} else {
+		delete(t.failed, address)
+	}
+	t.mu.Unlock()
+	if err != nil {
+		t.log.Warn("framework: cannot connect to ZooKeeper", "addr", address, "err", err)
 		return nil, err
 	}
 	tc := &trackedConn{Conn: c, t: t}
@@ -38,6 +59,22 @@ func (t *connTracker) Dial(network, address string, timeout time.Duration) (net.
 	t.conns[tc] = struct{}{}
 	t.mu.Unlock()
 	return tc, nil
+}
+
+// noServer describes the connect failures behind go-zookeeper's ErrNoServer: each address whose
+// last connect failed, with its error (go-zookeeper dials resolved addresses); when none failed,
+// the servers, which accepted connections but gave no session.
+func (t *connTracker) noServer(servers []string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.failed) == 0 {
+		return strings.Join(servers, ", ") + " (connected, but no session)"
+	}
+	parts := make([]string, 0, len(t.failed))
+	for _, addr := range slices.Sorted(maps.Keys(t.failed)) {
+		parts = append(parts, fmt.Sprintf("%s (%v)", addr, t.failed[addr]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // closeAll closes every socket still open.
@@ -66,6 +103,64 @@ type trackedConn struct {
 
 // Read reads through the buffer.
 func (c *trackedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// Write writes a frame (go-zookeeper writes each request in one call) and tells awaitCreate's
+// waiters when it was their create.
+func (c *trackedConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	if err == nil && c.t.waiting.Load() > 0 {
+		c.t.sawFrame(p)
+	}
+	return n, err
+}
+
+// awaitCreate returns a channel that closes once a create request for full (a server path, as
+// the request carries it) has been written to a socket. stop forgets the waiter.
+func (t *connTracker) awaitCreate(full string) (written <-chan struct{}, stop func()) {
+	ch := make(chan struct{})
+	t.mu.Lock()
+	t.creates[full] = append(t.creates[full], ch)
+	t.waiting.Store(int32(len(t.creates)))
+	t.mu.Unlock()
+	return ch, func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		waiters := t.creates[full]
+		if i := slices.Index(waiters, ch); i >= 0 {
+			waiters = slices.Delete(waiters, i, i+1)
+		}
+		if len(waiters) == 0 {
+			delete(t.creates, full)
+		} else {
+			t.creates[full] = waiters
+		}
+		t.waiting.Store(int32(len(t.creates)))
+	}
+}
+
+// Request opcodes of the creates (ZooKeeper's OpCode), whose body starts with the path.
+var createOpcodes = []int32{1, 15, 19, 21} // create, create2, createContainer, createTTL
+
+// sawFrame wakes the waiters of the create request in frame (length, xid, opcode, path, ...).
+func (t *connTracker) sawFrame(frame []byte) {
+	if len(frame) < 16 || !slices.Contains(createOpcodes, int32(binary.BigEndian.Uint32(frame[8:]))) {
+		return
+	}
+	n := int(int32(binary.BigEndian.Uint32(frame[12:])))
+	if n < 0 || len(frame) < 16+n {
+		return
+	}
+	full := string(frame[16 : 16+n])
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ch := range t.creates[full] {
+		select {
+		case <-ch:
+		default:
+			close(ch)
+		}
+	}
+}
 
 // Close closes the socket and forgets it.
 func (c *trackedConn) Close() error {

@@ -3,6 +3,7 @@ package framework
 import (
 	"encoding/binary"
 	"io"
+	"log/slog"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -26,7 +27,7 @@ func TestTrackedConnBuffersFrames(t *testing.T) {
 	client, server := net.Pipe()
 	defer server.Close()
 	counted := &countingConn{Conn: client}
-	tr := newConnTracker(func(string, string, time.Duration) (net.Conn, error) { return counted, nil })
+	tr := newConnTracker(func(string, string, time.Duration) (net.Conn, error) { return counted, nil }, slog.New(slog.DiscardHandler))
 	conn, err := tr.Dial("tcp", "127.0.0.1:0", time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,9 @@
 // Session returns the current epoch; its Done channel closes when the epoch ends under the error
 // policy (StandardPolicy: Suspended or Lost; SessionPolicy: Lost only). A lock holder ties itself
 // to the epoch in which it acquired the lock. A new epoch begins at each Connected/Reconnected
-// whose previous epoch has ended.
+// whose previous epoch has ended. Epochs follow go-zookeeper synchronously, inside its event
+// callback: an epoch has ended before a request cut by the disconnect or expiry that ends it
+// returns, before any request of a later session returns, and before watch waiters are woken.
 //
 // # Paths
 //
@@ -24,6 +26,13 @@
 // (or ZooKeeper's root without a namespace). "/zookeeper" and below are refused everywhere, as
 // ZooKeeper's own subtree. The namespace node is created as a container the first time a create
 // with CreatingParents needs it.
+//
+// # Creates
+//
+// CreateIn returns the epoch a node was created in, so that a caller can check, when it decides
+// later, that the session deciding is the one that owns the node. CreateAndList sends the listing
+// of the parent right behind the create, on the same session, so that a lock's first decision
+// costs one round trip.
 //
 // # Cancellation
 //

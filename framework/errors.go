@@ -38,6 +38,9 @@ var (
 	ErrNotEmpty       = zk.ErrNotEmpty
 	ErrSessionExpired = zk.ErrSessionExpired
 	ErrNoAuth         = zk.ErrNoAuth
+	// ErrNoServer: no server could be reached (go-zookeeper's zk.ErrNoServer); operation errors
+	// wrap it with the addresses tried and their last connect error. Retryable.
+	ErrNoServer = zk.ErrNoServer
 )
 
 // Stat, Event and ACL are go-zookeeper's types.

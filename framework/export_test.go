@@ -1,5 +1,34 @@
 package framework
 
+import (
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
 // SetProtectedIDs makes f's protected creates take their GUIDs from next, so that a test can put a
-// node with the same prefix in the way.
-func SetProtectedIDs(f *Framework, next func() string) { f.protectedID = next }
+// node with the same prefix in the way. Other Frameworks keep theirs.
+func SetProtectedIDs(f *Framework, next func() string) {
+	prev := *newProtectedID.Load()
+	id := func(g *Framework) string {
+		if g == f {
+			return next()
+		}
+		return prev(g)
+	}
+	newProtectedID.Store(&id)
+}
+
+// SlowDispatcher makes watchmgr's dispatcher goroutine spend d on every Disconnected event, so that
+// anything still driven by it lags behind go-zookeeper. remove undoes it.
+func SlowDispatcher(f *Framework, d time.Duration) (remove func()) {
+	return f.wm.Subscribe(func(ev zk.Event) {
+		if ev.State == zk.StateDisconnected {
+			time.Sleep(d)
+		}
+	})
+}
+
+// Relists returns how many times CreateAndList had to list again because its first listing
+// overtook the create.
+func Relists(f *Framework) int64 { return f.relists.Load() }

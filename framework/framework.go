@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/google/uuid"
 	"github.com/zkrecipes/zkrecipes/retry"
 	"github.com/zkrecipes/zkrecipes/watchmgr"
 )
@@ -22,15 +22,20 @@ const closeWait = 3 * time.Second
 type Framework struct {
 	cfg  config
 	conn *zk.Conn
+	zc   atomic.Pointer[zk.Conn] // conn, set before go-zookeeper can call back
 	evCh <-chan zk.Event
+	wmCB zk.EventCallback
 	wm   *watchmgr.Manager
 	log  *slog.Logger
 	ns   string // "/ns" or ""
+	// servers is the server list given to New, named by ErrNoServer errors.
+	servers []string
 
 	st         stateMachine
 	hub        *listenerHub
 	negotiated atomic.Int64 // ms
 	requests   atomic.Int64
+	relists    atomic.Int64 // CreateAndList listings that had to be sent again
 
 	bgMu     sync.Mutex
 	bg       sync.WaitGroup // operation and background goroutines
@@ -38,12 +43,8 @@ type Framework struct {
 	quit     chan struct{}
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
-	unsub    func()
-	ready    chan struct{} // closed once conn is set (or connecting failed)
 	authDone chan struct{} // closed once the digest credentials were sent (or none are configured)
 	sockets  *connTracker
-
-	protectedID func() string // the GUID source of protected creates; tests replace it
 }
 
 // New starts connecting to servers ("host:port") and returns at once, without blocking I/O. It
@@ -59,8 +60,8 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 	if err := retry.Validate(cfg.retry); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
-	f := &Framework{cfg: cfg, log: cfg.logger, quit: make(chan struct{}), hub: newListenerHub(),
-		ready: make(chan struct{}), authDone: make(chan struct{}), protectedID: uuid.NewString}
+	f := &Framework{cfg: cfg, log: cfg.logger, quit: make(chan struct{}), hub: newListenerHub(cfg.logger),
+		authDone: make(chan struct{})}
 	if cfg.namespace != "" {
 		f.ns = "/" + cfg.namespace
 	}
@@ -69,11 +70,8 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 		log: func(msg string, args ...any) { f.log.Warn(msg, args...) }}
 	f.st.init()
 	f.wm = watchmgr.New(cfg.logger)
-	f.unsub = f.wm.Subscribe(f.onSessionEvent)
-	err := f.connect(servers)
-	close(f.ready)
-	if err != nil {
-		f.unsub()
+	f.wmCB = f.wm.Callback()
+	if err := f.connect(servers); err != nil {
 		f.wm.Close()
 		f.hub.close()
 		f.bgCancel()
@@ -93,10 +91,12 @@ func (f *Framework) connect(servers []string) error {
 		return fmt.Errorf("%w: no servers", ErrInvalidOption)
 	}
 	all := []func(*zk.Conn){
-		zk.WithEventCallback(f.wm.Callback()),
+		func(c *zk.Conn) { f.zc.Store(c) }, // before go-zookeeper's loop starts: no callback sees nil
+		zk.WithEventCallback(f.onZKEvent),
 		zk.WithLogger(zkLogger{log: f.log, negotiated: &f.negotiated}),
 	}
-	f.sockets = newConnTracker(f.cfg.dialer)
+	f.servers = slices.Clone(servers)
+	f.sockets = newConnTracker(f.cfg.dialer, f.log)
 	all = append(all, zk.WithDialer(f.sockets.Dial))
 	all = append(all, f.cfg.zkOptions...)
 	// connOption is unexported: forward every option through one function literal.
@@ -112,12 +112,29 @@ func (f *Framework) connect(servers []string) error {
 	return nil
 }
 
-// onSessionEvent feeds the state machine; it runs on watchmgr's dispatcher goroutine.
-func (f *Framework) onSessionEvent(ev zk.Event) {
-	<-f.ready // go-zookeeper may call back before Connect has returned the conn
-	if f.conn != nil {
-		f.st.onEvent(ev, f.conn.SessionID())
+// onZKEvent is go-zookeeper's event callback: it runs on go-zookeeper's connect loop (session
+// events) and receive loop (watch events), so it never blocks and never calls the connection. It
+// drives the state machine synchronously, then lets watchmgr interrupt the waiters: an epoch has
+// ended before any waiter wakes to re-evaluate.
+//
+// Why no request of a new session can return while the old epoch looks live (go-zookeeper v1.0.4,
+// conn.go): loop() runs connect() then authenticate() on one goroutine. authenticate() stores the
+// session id and calls setState(StateExpired) or setState(StateHasSession), which calls us, before
+// it returns; only then does loop() start sendLoop (which writes queued requests to the socket) and
+// recvLoop (which answers them). So the Expired callback (ending the old epoch) and the HasSession
+// callback (starting the new one) have both returned before the first request of the new session
+// is even sent. Likewise setState(StateDisconnected) calls us before flushRequests fails the
+// requests in flight. The session id read here is the one authenticate() has just stored: the id
+// of the session this event is about (0 after an expiry).
+func (f *Framework) onZKEvent(ev zk.Event) {
+	if ev.Type == zk.EventSession {
+		var id int64
+		if c := f.zc.Load(); c != nil {
+			id = c.SessionID()
+		}
+		f.st.onEvent(ev, id)
 	}
+	f.wmCB(ev)
 }
 
 // addAuth sends the digest credentials once connected (go-zookeeper re-sends them on reconnect).
@@ -137,10 +154,8 @@ func (f *Framework) addAuth(ctx context.Context) {
 	}
 }
 
-func (f *Framework) posted(s ConnectionState) {
-	f.log.Info("framework: connection state", "state", s.String(), "session", fmt.Sprintf("0x%x", f.conn.SessionID()))
-	f.hub.post(s)
-}
+// posted queues a state for the listeners (and the log); it runs under the state machine's lock.
+func (f *Framework) posted(s ConnectionState, session int64) { f.hub.post(s, session) }
 
 // sessionTimeout is the negotiated session timeout, or the requested one before negotiation.
 func (f *Framework) sessionTimeout() time.Duration {
@@ -175,8 +190,10 @@ func (f *Framework) WaitConnected(ctx context.Context) error {
 }
 
 // Close ends the current epoch (ErrClosed), stops background work (guaranteed deletes), closes the
-// ZooKeeper session (its ephemeral nodes go) and waits for every goroutine the Framework started.
-// Operations in flight return ErrClosed. Idempotent; always returns nil.
+// ZooKeeper session (its ephemeral nodes go) and waits for every goroutine the Framework started,
+// except a connection-state listener still running: no listener is called after Close, and the
+// listener goroutine ends when that one returns. Close may be called from a listener. Operations in
+// flight return ErrClosed. Idempotent; always returns nil.
 func (f *Framework) Close() error {
 	f.bgMu.Lock()
 	if f.closed.Load() {
@@ -193,7 +210,6 @@ func (f *Framework) Close() error {
 	f.sockets.closeAll()
 	f.bg.Wait()
 	f.drainEvents()
-	f.unsub()
 	f.wm.Close()
 	f.hub.close()
 	return nil
@@ -239,7 +255,8 @@ func (f *Framework) goBackground(fn func(ctx context.Context)) {
 }
 
 // AddListener registers fn for connection-state changes. fn runs on one goroutine, in order; a slow
-// fn delays other listeners but never the client. remove unregisters it.
+// fn delays other listeners but never the client. fn may call Close. No fn is called after Close.
+// remove unregisters it.
 func (f *Framework) AddListener(fn func(ConnectionState)) (remove func()) { return f.hub.add(fn) }
 
 // State returns the current connection state.
@@ -258,7 +275,8 @@ func (f *Framework) Session() *Session {
 	return s
 }
 
-// Watches returns the number of live watches (set and not yet fired or invalidated).
+// Watches returns the number of live go-zookeeper watches (set and not yet fired or invalidated);
+// Watches that share one count once.
 func (f *Framework) Watches() int { return f.wm.Live() }
 
 // DefaultData returns the data used when Create is given nil data.

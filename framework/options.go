@@ -153,7 +153,8 @@ func WithErrorPolicy(p ErrorPolicy) Option {
 	}
 }
 
-// WithLogger sets the logger (default: discard). go-zookeeper's own log lines go to it at debug level.
+// WithLogger sets the logger (default: discard). go-zookeeper's own log lines go to it at debug level;
+// each failed connect attempt is logged at warn level with its address.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) {
 		if l == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/google/uuid"
@@ -43,21 +44,37 @@ type protectedCreate struct {
 	data     []byte
 	cc       *createConfig
 	sentBy   int64           // session that sent the last create
+	sentIn   *Session        // epoch current when the last create was sent
 	inFlight <-chan struct{} // closes when the last create request has ended
 	tried    bool
+	retried  bool // an attempt came after another: duplicates of our node may exist
 }
 
-// createProtected creates with a protection prefix. Before each retry it lists the parent and adopts
-// a node with our prefix (for ephemerals only if its owner is the session that sent the create;
-// otherwise that node is deleted in the background and a new one created). If the create finally
-// fails, any node with our prefix is deleted in the background.
-func (f *Framework) createProtected(ctx context.Context, p string, data []byte, cc *createConfig) (string, error) {
+// newProtectedID returns the GUID of a protected create of f; tests replace it (export_test.go).
+var newProtectedID atomic.Pointer[func(f *Framework) string]
+
+func init() {
+	id := func(*Framework) string { return uuid.NewString() }
+	newProtectedID.Store(&id)
+}
+
+// newProtectedCreate prepares a protected create of p (namespace-relative).
+func (f *Framework) newProtectedCreate(p string, data []byte, cc *createConfig) *protectedCreate {
 	full := f.full(p)
-	pc := &protectedCreate{f: f, parent: path.Dir(full), prefix: ProtectedPrefix(f.protectedID()), data: data, cc: cc}
+	pc := &protectedCreate{f: f, parent: path.Dir(full), prefix: ProtectedPrefix((*newProtectedID.Load())(f)),
+		data: data, cc: cc}
 	pc.full = path.Join(pc.parent, pc.prefix+path.Base(full))
+	return pc
+}
+
+// run creates with the protection prefix. Before each retry it lists the parent and adopts a node
+// with our prefix (for ephemerals only if its owner is the session that sent the create; otherwise
+// that node is deleted in the background and a new one created). If the create finally fails, any
+// node with our prefix is deleted in the background.
+func (pc *protectedCreate) run(ctx context.Context) (string, *Session, error) {
 	var created string
 	var lastErr error
-	err := f.retry(ctx, func(ctx context.Context) error {
+	err := pc.f.retry(ctx, func(ctx context.Context) error {
 		var err error
 		created, err = pc.attempt(ctx)
 		lastErr = err
@@ -67,14 +84,18 @@ func (f *Framework) createProtected(ctx context.Context, p string, data []byte, 
 		if pc.ambiguous(ctx, lastErr) {
 			pc.cleanupInBackground()
 		}
-		return "", err
+		return "", nil, err
 	}
-	return f.rel(created), nil
+	if pc.retried {
+		pc.removeDuplicates(ctx, created)
+	}
+	return pc.f.rel(created), pc.sentIn, nil
 }
 
 // attempt looks for our node (after a first try) and otherwise creates it.
 func (pc *protectedCreate) attempt(ctx context.Context) (string, error) {
 	if pc.tried {
+		pc.retried = true
 		found, err := pc.find(ctx)
 		if err != nil || found != "" {
 			return found, err
@@ -82,8 +103,11 @@ func (pc *protectedCreate) attempt(ctx context.Context) (string, error) {
 	}
 	pc.tried = true
 	pc.sentBy = pc.f.conn.SessionID()
-	created, done, err := pc.f.createAttempt(ctx, pc.full, pc.data, pc.cc)
+	created, sess, done, err := pc.f.createAttempt(ctx, pc.full, pc.data, pc.cc)
 	pc.inFlight = done
+	if sess != nil {
+		pc.sentIn = sess
+	}
 	return created, err
 }
 
@@ -92,10 +116,7 @@ func (pc *protectedCreate) attempt(ctx context.Context) (string, error) {
 // other ephemeral with our prefix (a dead session's node that a lagging server still shows) is
 // deleted in the background, so that the caller creates anew.
 func (pc *protectedCreate) find(ctx context.Context) (string, error) {
-	children, err := call(pc.f, ctx, func() ([]string, error) {
-		c, _, err := pc.f.conn.Children(pc.parent)
-		return c, err
-	})
+	children, err := pc.f.syncedChildren(ctx, pc.parent)
 	if errors.Is(err, zk.ErrNoNode) {
 		return "", nil
 	}
@@ -146,6 +167,60 @@ func (pc *protectedCreate) ownEphemeral(ctx context.Context, node string) (bool,
 	return false, nil
 }
 
+// syncedChildren lists a parent (a server path) after a Sync, so that a server that lags behind
+// the leader (one we reconnected to after a lost reply) cannot hide a node that was created.
+func (f *Framework) syncedChildren(ctx context.Context, parent string) ([]string, error) {
+	if _, err := call(f, ctx, func() (string, error) { return f.conn.Sync(parent) }); err != nil {
+		return nil, err
+	}
+	return call(f, ctx, func() ([]string, error) {
+		c, _, err := f.conn.Children(parent)
+		return c, err
+	})
+}
+
+// removeDuplicates deletes every child with our prefix other than keep (a server path): after a
+// retried create, an earlier attempt may have created a node that the retry did not find. Such a
+// node would sort ahead of ours for as long as our session lives. A delete that fails goes on in
+// the background.
+func (pc *protectedCreate) removeDuplicates(ctx context.Context, keep string) {
+	children, err := pc.f.syncedChildren(ctx, pc.parent)
+	if err != nil {
+		pc.f.log.Debug("framework: protected create: duplicate check failed", "parent", pc.parent, "err", err)
+		pc.cleanupDuplicatesInBackground(keep)
+		return
+	}
+	for _, name := range children {
+		node := path.Join(pc.parent, name)
+		if !strings.HasPrefix(name, pc.prefix) || node == keep {
+			continue
+		}
+		pc.f.log.Info("framework: protected create: deleting a duplicate of our node", "path", node, "kept", keep)
+		if err := pc.f.deleteOnce(ctx, node, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			pc.f.deleteInBackground(node, -1)
+		}
+	}
+}
+
+// cleanupDuplicatesInBackground is removeDuplicates on a background goroutine, until it succeeds
+// or the Framework closes.
+func (pc *protectedCreate) cleanupDuplicatesInBackground(keep string) {
+	pc.f.goBackground(func(ctx context.Context) {
+		for ctx.Err() == nil {
+			children, err := pc.f.listForCleanup(ctx, pc.parent)
+			if err != nil {
+				continue
+			}
+			for _, name := range children {
+				if node := path.Join(pc.parent, name); strings.HasPrefix(name, pc.prefix) && node != keep {
+					pc.f.deleteGuaranteed(ctx, node, -1)
+				}
+			}
+			return
+		}
+	})
+}
+
 // ambiguous reports whether the final failure leaves the create's outcome unknown.
 func (pc *protectedCreate) ambiguous(ctx context.Context, err error) bool {
 	if !pc.tried {
@@ -181,11 +256,14 @@ func (pc *protectedCreate) cleanupInBackground() {
 	})
 }
 
-// listForCleanup lists a parent for background cleanup; NoNode means nothing to clean.
+// listForCleanup lists a parent for background cleanup, after a Sync (a lagging server must not
+// hide a node of ours); NoNode means nothing to clean.
 func (f *Framework) listForCleanup(ctx context.Context, parent string) ([]string, error) {
-	children, err := op(f, ctx, func() ([]string, error) {
-		c, _, err := f.conn.Children(parent)
-		return c, err
+	var children []string
+	err := f.retry(ctx, func(ctx context.Context) error {
+		var err error
+		children, err = f.syncedChildren(ctx, parent)
+		return err
 	})
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -134,12 +135,16 @@ func callTracked[T any](f *Framework, ctx context.Context, fn func() (T, error))
 	}
 }
 
-// callError maps a go-zookeeper error: sentinels for its "unknown error" codes, and ErrClosed for a
-// connection closed by our own Close.
+// callError maps a go-zookeeper error: sentinels for its "unknown error" codes, ErrClosed for a
+// connection closed by our own Close, and ErrNoServer wrapped with the addresses tried.
 func (f *Framework) callError(err error) error {
 	err = mapZKError(err)
-	if err != nil && f.closed.Load() && errors.Is(err, zk.ErrConnectionClosed) {
+	switch {
+	case err == nil:
+	case f.closed.Load() && errors.Is(err, zk.ErrConnectionClosed):
 		return ErrClosed
+	case errors.Is(err, zk.ErrNoServer):
+		return fmt.Errorf("framework: no ZooKeeper server reachable, tried %s: %w", f.sockets.noServer(f.servers), err)
 	}
 	return err
 }

@@ -46,11 +46,12 @@ func (s ConnectionState) IsConnected() bool {
 }
 
 // stateMachine turns go-zookeeper session events into Curator states and session epochs. Its
-// methods run on watchmgr's dispatcher goroutine and on the suspend timer; mu serialises them.
+// methods run on go-zookeeper's event callback and on the suspend timer; mu serialises them. It
+// never blocks beyond mu: it closes channels and queues states for the listener hub.
 type stateMachine struct {
 	policy  ErrorPolicy
 	timeout func() time.Duration // the negotiated session timeout, for the Suspended->Lost timer
-	post    func(ConnectionState)
+	post    func(s ConnectionState, session int64)
 	log     func(msg string, args ...any)
 
 	mu         sync.Mutex
@@ -144,7 +145,7 @@ func (m *stateMachine) lose() {
 // set changes the state, posts it to the listeners and maintains the connected signal.
 func (m *stateMachine) set(s ConnectionState) {
 	m.state = s
-	m.post(s)
+	m.post(s, m.lastID)
 	if s.IsConnected() {
 		select {
 		case <-m.connected:

@@ -12,7 +12,7 @@ import (
 func newTestMachine(policy ErrorPolicy, timeout time.Duration) (*stateMachine, chan ConnectionState) {
 	posted := make(chan ConnectionState, 100)
 	m := &stateMachine{policy: policy, timeout: func() time.Duration { return timeout },
-		post: func(s ConnectionState) { posted <- s }, log: func(string, ...any) {}}
+		post: func(s ConnectionState, _ int64) { posted <- s }, log: func(string, ...any) {}}
 	m.init()
 	return m, posted
 }

@@ -3,86 +3,126 @@ package framework
 import (
 	"context"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/zkrecipes/zkrecipes/watchmgr"
 )
 
-// The watch events' paths are server paths (with the namespace). Track records the
+// The watch events' paths are server paths (with the namespace). Watches record the
 // namespace-relative path, which Watch.Path returns.
+//
+// At most one go-zookeeper watch exists per (kind, path) and session: go-zookeeper v1.0.4 cannot
+// remove a watch, so a waiter that gives up would otherwise leave its watch channel behind until
+// the node changes. While a watch of the same kind and path is live, GetW, ExistsW and ChildrenW
+// read with the plain request and return a Watch that shares its event.
 
-type getWResult struct {
-	data []byte
-	stat *Stat
-	w    *watchmgr.Watch
+// watchRead runs one watching read under the retry policy: it shares the live go-zookeeper watch
+// of (kind, p) through a plain read, or registers a new one through the watching read.
+func watchRead[T any](f *Framework, ctx context.Context, kind watchmgr.Kind, p string,
+	plain func() (T, error), watching func() (T, <-chan zk.Event, error)) (T, *watchmgr.Watch, error) {
+	var v T
+	var w *watchmgr.Watch
+	err := f.retry(ctx, func(ctx context.Context) error {
+		shared, reg, err := f.wm.Reserve(ctx, kind, p)
+		if err != nil {
+			return err
+		}
+		if shared != nil {
+			v, err = call(f, ctx, plain)
+			w = shared
+			return err
+		}
+		type res struct {
+			v T
+			w *watchmgr.Watch
+		}
+		r, err, finished := callTracked(f, ctx, func() (res, error) {
+			v, ch, err := watching()
+			if err != nil || ch == nil {
+				reg.Cancel()
+				return res{v: v}, err
+			}
+			return res{v, reg.Track(ch)}, nil
+		})
+		select {
+		case <-finished: // the request ended, or never ran (closed): the reservation must not linger
+			reg.Cancel()
+		default: // still in flight (ctx ended): it ends the reservation when it returns
+		}
+		v, w = r.v, r.w
+		return err
+	})
+	return v, w, err
 }
 
-// GetW returns the node's data and Stat and sets a data watch (fires on change or delete). On
-// ErrNoNode no watch is set. The watch is tracked (Watches) even if ctx ended before the reply.
+type getResultW struct {
+	data []byte
+	stat *Stat
+}
+
+// GetW returns the node's data and Stat and a watch that fires on change or delete. On ErrNoNode no
+// watch is set. It sets no new go-zookeeper watch while one on the same node is live (it shares
+// it); a watch is counted (Watches) even if ctx ended before the reply.
 func (f *Framework) GetW(ctx context.Context, path string) ([]byte, *Stat, *watchmgr.Watch, error) {
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	res, err := op(f, ctx, func() (getWResult, error) {
-		d, s, ch, err := f.conn.GetW(f.full(path))
-		if err != nil {
-			return getWResult{}, err
-		}
-		return getWResult{d, s, f.wm.Track(watchmgr.Data, path, ch)}, nil
+	full := f.full(path)
+	res, w, err := watchRead(f, ctx, watchmgr.Data, path, func() (getResultW, error) {
+		d, s, err := f.conn.Get(full)
+		return getResultW{d, s}, err
+	}, func() (getResultW, <-chan zk.Event, error) {
+		d, s, ch, err := f.conn.GetW(full)
+		return getResultW{d, s}, ch, err
 	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return res.data, res.stat, res.w, nil
+	return res.data, res.stat, w, nil
 }
 
-type existsWResult struct {
-	stat *Stat
-	w    *watchmgr.Watch
-}
-
-// ExistsW returns the node's Stat (nil when absent) and sets a watch that fires on create, change or
-// delete. Prefer GetW on a node that exists: an exists watch on a missing node stays on the server
-// until the node appears or the session ends.
+// ExistsW returns the node's Stat (nil when absent) and a watch that fires on create, change or
+// delete, shared like GetW's. Prefer GetW on a node that exists: an exists watch on a missing node
+// stays on the server until the node appears or the session ends.
 func (f *Framework) ExistsW(ctx context.Context, path string) (*Stat, *watchmgr.Watch, error) {
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, err
 	}
-	res, err := op(f, ctx, func() (existsWResult, error) {
-		ok, s, ch, err := f.conn.ExistsW(f.full(path))
-		if err != nil {
-			return existsWResult{}, err
-		}
+	full := f.full(path)
+	stat, w, err := watchRead(f, ctx, watchmgr.Exists, path, func() (*Stat, error) {
+		ok, s, err := f.conn.Exists(full)
 		if !ok {
 			s = nil
 		}
-		return existsWResult{s, f.wm.Track(watchmgr.Exists, path, ch)}, nil
+		return s, err
+	}, func() (*Stat, <-chan zk.Event, error) {
+		ok, s, ch, err := f.conn.ExistsW(full)
+		if !ok {
+			s = nil
+		}
+		return s, ch, err
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return res.stat, res.w, nil
+	return stat, w, nil
 }
 
-type childrenWResult struct {
-	names []string
-	stat  *Stat
-	w     *watchmgr.Watch
-}
-
-// ChildrenW lists the children and sets a watch that fires on a child change or delete of the node.
-// On ErrNoNode no watch is set.
+// ChildrenW lists the children and returns a watch that fires on a child change or delete of the
+// node, shared like GetW's. On ErrNoNode no watch is set.
 func (f *Framework) ChildrenW(ctx context.Context, path string) ([]string, *Stat, *watchmgr.Watch, error) {
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	res, err := op(f, ctx, func() (childrenWResult, error) {
-		names, s, ch, err := f.conn.ChildrenW(f.full(path))
-		if err != nil {
-			return childrenWResult{}, err
-		}
-		return childrenWResult{names, s, f.wm.Track(watchmgr.Children, path, ch)}, nil
+	full := f.full(path)
+	res, w, err := watchRead(f, ctx, watchmgr.Children, path, func() (childrenResult, error) {
+		names, s, err := f.conn.Children(full)
+		return childrenResult{names, s}, err
+	}, func() (childrenResult, <-chan zk.Event, error) {
+		names, s, ch, err := f.conn.ChildrenW(full)
+		return childrenResult{names, s}, ch, err
 	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return res.names, res.stat, res.w, nil
+	return res.names, res.stat, w, nil
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// Manager is the only receiver of go-zookeeper events: its Callback only enqueues, and one
-// dispatcher goroutine delivers session events to subscribers in order. It also tracks one-shot
+// Manager is the only receiver of go-zookeeper events: its Callback interrupts waiters and
+// enqueues, and one dispatcher goroutine delivers session events to subscribers in order. It also tracks one-shot
 // watches. Safe for concurrent use.
 type Manager struct {
 	log   *slog.Logger
@@ -25,9 +25,12 @@ type Manager struct {
 	intr   chan struct{} // closed at the next disconnect/expiry, then replaced
 	closed bool
 
-	watches sync.WaitGroup      // Events forwarders still running
-	tracked map[*Watch]struct{} // watches that may still be live; pruned as they fire
-	pruneAt int                 // prune tracked when it reaches this size
+	watches sync.WaitGroup             // Events forwarders still running
+	tracked map[*zkWatch]struct{}      // go-zookeeper watches that may still be live; pruned as they fire
+	byKey   map[watchKey]*zkWatch      // the latest watch of each kind and path, for Reserve
+	pending map[watchKey]chan struct{} // registrations in progress, closed when they end
+	gen     uint64                     // session generation: incremented at each expiry
+	pruneAt int                        // prune tracked when it reaches this size
 }
 
 // New starts a Manager and its dispatcher goroutine. A nil logger discards. Call Close to stop it.
@@ -43,28 +46,36 @@ func New(logger *slog.Logger) *Manager {
 		subs:  make(map[int]func(zk.Event)),
 		intr:  make(chan struct{}),
 
-		tracked: make(map[*Watch]struct{}),
+		tracked: make(map[*zkWatch]struct{}),
+		byKey:   make(map[watchKey]*zkWatch),
+		pending: make(map[watchKey]chan struct{}),
 		pruneAt: minPrune,
 	}
 	go m.dispatch()
 	return m
 }
 
-// Callback returns the function to pass to zk.WithEventCallback. It only enqueues session events
-// into an unbounded queue: it never blocks, never drops one and never calls the connection. Watch
-// events are ignored here: each reaches its waiter through the watch's own channel, so that a
-// notification wakes only that waiter and not the dispatcher as well.
+// Callback returns the function to pass to zk.WithEventCallback (or to call from one). On a
+// disconnect or expiry it interrupts every waiter at once (a mutex and a channel close); it copies
+// each session event into an unbounded queue for the subscribers. It never blocks, never drops an
+// event and never calls the connection. Watch events are ignored here: each reaches its waiter
+// through the watch's own channel, so that a notification wakes only that waiter and not the
+// dispatcher as well.
 func (m *Manager) Callback() zk.EventCallback {
 	return func(ev zk.Event) {
-		if ev.Type == zk.EventSession {
-			m.queue.push(ev)
+		if ev.Type != zk.EventSession {
+			return
 		}
+		if ev.State == zk.StateDisconnected || ev.State == zk.StateExpired {
+			m.interrupt(ev.State == zk.StateExpired)
+		}
+		m.queue.push(ev)
 	}
 }
 
 // Subscribe registers fn for session events (Type == zk.EventSession). fn runs on the dispatcher
-// goroutine, in event order; it must not block for long (other subscribers and watch interruption
-// wait behind it) and must not call Subscribe's cancel of another subscriber synchronously in a way
+// goroutine, in event order, after the Callback has interrupted the waiters; it must not block for
+// long (other subscribers wait behind it) and must not call Subscribe's cancel of another subscriber synchronously in a way
 // that waits. The returned cancel removes fn; it is idempotent.
 func (m *Manager) Subscribe(fn func(zk.Event)) (cancel func()) {
 	m.mu.Lock()
@@ -90,6 +101,7 @@ func (m *Manager) Close() {
 		m.closed = true
 		close(m.intr)
 		clear(m.tracked)
+		clear(m.byKey)
 		m.mu.Unlock()
 		m.watches.Wait()
 	})
@@ -113,20 +125,20 @@ func (m *Manager) dispatch() {
 // handle processes one event on the dispatcher goroutine.
 func (m *Manager) handle(ev zk.Event) {
 	m.log.Debug("zk session event", "state", ev.State.String(), "server", ev.Server)
-	if ev.State == zk.StateDisconnected || ev.State == zk.StateExpired {
-		m.interrupt()
-	}
 	for _, fn := range m.subscribers() {
 		fn(ev)
 	}
 }
 
-// interrupt wakes every watch set before now.
-func (m *Manager) interrupt() {
+// interrupt wakes every watch set before now; after an expiry, no watch set before is shared.
+func (m *Manager) interrupt(expired bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return
+	}
+	if expired {
+		m.gen++
 	}
 	close(m.intr)
 	m.intr = make(chan struct{})

@@ -37,22 +37,35 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// Watch is one tracked one-shot watch. Safe for concurrent use; several goroutines may Wait, and
-// all of them see the same event.
+// Watch is one waiter's handle on a one-shot go-zookeeper watch, which several Watches may share
+// (see Reserve). Safe for concurrent use; several goroutines may Wait, and all of them see the same
+// event.
 type Watch struct {
+	s    *zkWatch
+	intr <-chan struct{} // closes at the first disconnect/expiry after this Watch was made
+	evs  sync.Once
+	out  chan zk.Event // Events' channel, made on its first call
+}
+
+// zkWatch is one go-zookeeper watch: its one-shot channel and the event once read from it. No
+// goroutine reads the channel on its own: a waiter holding the turn does (see Wait).
+type zkWatch struct {
 	kind Kind
 	path string
-	out  chan zk.Event   // receives the event once, then is closed
-	ev   zk.Event        // the event; written before out is closed
-	intr <-chan struct{} // closes at the first disconnect/expiry after Track
-	quit <-chan struct{} // closes when the Manager closes
+	gen  uint64 // the Manager's session generation when it was set
+	quit <-chan struct{}
 	m    *Manager
 
 	raw     <-chan zk.Event // go-zookeeper's one-shot channel; nil if untracked
-	turn    chan struct{}   // holds a token while one goroutine reads raw; the others wait on out
+	turn    chan struct{}   // holds a token while one goroutine reads raw; the others wait on done
 	once    sync.Once       // fire runs once, whoever reads raw
-	isFired atomic.Bool     // set by fire, before out is closed
-	fwd     sync.Once       // starts the Events forwarder
+	done    chan struct{}   // closed by fire, after ev is written
+	ev      zk.Event
+	isFired atomic.Bool
+	fwd     sync.Once // starts the Events forwarder
+
+	mu   sync.Mutex
+	outs []chan zk.Event // Events channels to feed when the watch fires
 }
 
 // minPrune is the smallest size of the tracked set at which Track prunes it.
@@ -60,8 +73,8 @@ const minPrune = 64
 
 // Track wraps the one-shot channel returned by go-zookeeper's GetW, ExistsW or ChildrenW. The watch
 // counts in Live until go-zookeeper fires or invalidates it (or the Manager closes), whether or not
-// anyone waits on it. A nil ch yields a watch that never fires but is interrupted normally and is not
-// counted.
+// anyone waits on it, and later Reserve calls for the same kind and path share it. A nil ch yields a
+// watch that never fires but is interrupted normally and is not counted.
 //
 // No goroutine is started: a waiter reads go-zookeeper's channel itself, so the wake-up that hands
 // over a lock costs no extra goroutine switch. go-zookeeper sends the event into that channel (it
@@ -69,28 +82,41 @@ const minPrune = 64
 // event sitting there, and Live stops counting it.
 func (m *Manager) Track(kind Kind, path string, ch <-chan zk.Event) *Watch {
 	m.mu.Lock()
-	w := &Watch{kind: kind, path: path, out: make(chan zk.Event, 1), intr: m.intr, quit: m.quit, m: m, raw: ch,
-		turn: make(chan struct{}, 1)}
+	intr := m.intr
+	m.mu.Unlock()
+	return m.track(kind, path, ch, intr)
+}
+
+// track is Track with the interruption channel taken by the caller earlier.
+func (m *Manager) track(kind Kind, path string, ch <-chan zk.Event, intr <-chan struct{}) *Watch {
+	s := &zkWatch{kind: kind, path: path, quit: m.quit, m: m, raw: ch, turn: make(chan struct{}, 1),
+		done: make(chan struct{})}
+	m.mu.Lock()
+	s.gen = m.gen
 	closed := m.closed
 	if !closed && ch != nil {
 		if len(m.tracked) >= m.pruneAt {
 			m.prune()
 			m.pruneAt = max(minPrune, 2*len(m.tracked))
 		}
-		m.tracked[w] = struct{}{}
+		m.tracked[s] = struct{}{}
+		m.byKey[watchKey{kind, path}] = s
 	}
 	m.mu.Unlock()
 	if closed {
-		w.fire(closingEvent(path))
+		s.fire(closingEvent(path))
 	}
-	return w
+	return &Watch{s: s, intr: intr}
 }
 
 // prune forgets the tracked watches that have fired; m.mu is held.
 func (m *Manager) prune() {
-	for w := range m.tracked {
-		if w.ended() {
-			delete(m.tracked, w)
+	for s := range m.tracked {
+		if s.ended() {
+			delete(m.tracked, s)
+			if m.byKey[watchKey{s.kind, s.path}] == s {
+				delete(m.byKey, watchKey{s.kind, s.path})
+			}
 		}
 	}
 }
@@ -102,22 +128,27 @@ func closingEvent(path string) zk.Event {
 
 // ended reports whether go-zookeeper has fired or invalidated the watch: its event was taken, or
 // is waiting in the channel.
-func (w *Watch) ended() bool { return w.fired() || len(w.raw) > 0 }
+func (s *zkWatch) ended() bool { return s.isFired.Load() || len(s.raw) > 0 }
 
-// fire records ev and publishes it, once.
-func (w *Watch) fire(ev zk.Event) {
-	w.once.Do(func() {
-		w.ev = ev
-		w.isFired.Store(true)
-		w.out <- ev
-		close(w.out)
+// fire records ev and publishes it, once: to Wait through done, to Events through each channel.
+func (s *zkWatch) fire(ev zk.Event) {
+	s.once.Do(func() {
+		s.ev = ev
+		s.isFired.Store(true)
+		close(s.done)
+		s.mu.Lock()
+		outs := s.outs
+		s.outs = nil
+		s.mu.Unlock()
+		for _, out := range outs {
+			out <- ev
+			close(out)
+		}
 	})
 }
 
-// fired reports whether the watch has fired.
-func (w *Watch) fired() bool { return w.isFired.Load() }
-
-// Live returns the number of tracked watches registered and not yet fired or invalidated.
+// Live returns the number of go-zookeeper watches registered and not yet fired or invalidated
+// (Watches sharing one count once).
 func (m *Manager) Live() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -126,85 +157,104 @@ func (m *Manager) Live() int {
 }
 
 // Kind returns how the watch was set.
-func (w *Watch) Kind() Kind { return w.kind }
+func (w *Watch) Kind() Kind { return w.s.kind }
 
-// Path returns the watched path as given to Track.
-func (w *Watch) Path() string { return w.path }
+// Path returns the watched path as given to Track or Reserve.
+func (w *Watch) Path() string { return w.s.path }
 
 // Events returns a one-shot channel that receives the watch's event and is then closed, for select
-// loops (a copy of go-zookeeper's channel, fed by a goroutine started on the first call, which ends
-// when the watch fires or the Manager closes). Only one receiver gets the value; Wait works
-// regardless.
+// loops. Each Watch has its own channel; one goroutine per go-zookeeper watch (not per Watch)
+// reads go-zookeeper's channel for them, started on the first call and ended when the watch fires
+// or the Manager closes. It outlives session interruptions.
 func (w *Watch) Events() <-chan zk.Event {
-	w.fwd.Do(func() {
-		if w.raw == nil || w.fired() {
+	w.evs.Do(func() {
+		w.out = make(chan zk.Event, 1)
+		s := w.s
+		s.mu.Lock()
+		fired := s.isFired.Load()
+		if !fired {
+			s.outs = append(s.outs, w.out)
+		}
+		s.mu.Unlock()
+		if fired {
+			<-s.done
+			w.out <- s.ev
+			close(w.out)
 			return
 		}
-		w.m.mu.Lock()
-		closed := w.m.closed
-		if !closed {
-			w.m.watches.Add(1)
-		}
-		w.m.mu.Unlock()
-		if closed {
-			w.closing()
-			return
-		}
-		go w.forward()
+		s.fwd.Do(s.startForward)
 	})
 	return w.out
 }
 
-// forward reads go-zookeeper's channel for Events until the watch fires or the Manager closes;
-// unlike Wait it outlives session interruptions.
-func (w *Watch) forward() {
-	defer w.m.watches.Done()
-	select {
-	case w.turn <- struct{}{}:
-		defer func() { <-w.turn }()
-	case <-w.out:
+// startForward starts the goroutine that reads go-zookeeper's channel for Events.
+func (s *zkWatch) startForward() {
+	if s.raw == nil {
 		return
-	case <-w.quit:
-		w.closing()
+	}
+	s.m.mu.Lock()
+	closed := s.m.closed
+	if !closed {
+		s.m.watches.Add(1)
+	}
+	s.m.mu.Unlock()
+	if closed {
+		s.closing()
+		return
+	}
+	go s.forward()
+}
+
+// forward reads go-zookeeper's channel until the watch fires or the Manager closes.
+func (s *zkWatch) forward() {
+	defer s.m.watches.Done()
+	select {
+	case s.turn <- struct{}{}:
+		defer func() { <-s.turn }()
+	case <-s.done:
+		return
+	case <-s.quit:
+		s.closing()
 		return
 	}
 	select {
-	case ev, ok := <-w.raw:
-		w.fireRaw(ev, ok)
-	case <-w.out:
-	case <-w.quit:
-		w.closing()
+	case ev, ok := <-s.raw:
+		s.fireRaw(ev, ok)
+	case <-s.done:
+	case <-s.quit:
+		s.closing()
 	}
 }
 
-// Interrupted returns a channel that closes at the first disconnect or expiry dispatched after the
-// watch was tracked (and when the Manager closes). go-zookeeper keeps watches across a disconnect,
-// so an interruption does not end the watch; it tells a waiter to re-evaluate.
+// Interrupted returns a channel that closes at the first disconnect or expiry go-zookeeper reports
+// after this Watch was made (and when the Manager closes). go-zookeeper keeps watches across a
+// disconnect, so an interruption does not end the watch; it tells a waiter to re-evaluate.
 func (w *Watch) Interrupted() <-chan struct{} { return w.intr }
 
 // Wait blocks until the watch fires (returns its event), ctx ends (ctx.Err()), or the session is
-// interrupted after the watch was set (ErrSessionInterrupted). An invalidation by go-zookeeper
+// interrupted after the Watch was made (ErrSessionInterrupted). An invalidation by go-zookeeper
 // (session expiry or close: an EventNotWatching) or the Manager's Close returns the event and
 // ErrSessionInterrupted wrapping the event's error. A fired event wins over a simultaneous
 // interruption.
 func (w *Watch) Wait(ctx context.Context) (zk.Event, error) {
+	s := w.s
 	select {
-	case ev, ok := <-w.out:
-		return w.result(ev, ok)
+	case <-s.done:
+		return s.result()
 	default:
 	}
 	select {
-	case w.turn <- struct{}{}: // we read go-zookeeper's channel until we return
-		defer func() { <-w.turn }()
+	case s.turn <- struct{}{}: // we read go-zookeeper's channel until we return
+		defer func() { <-s.turn }()
 		return w.readRaw(ctx)
-	case ev, ok := <-w.out:
-		return w.result(ev, ok)
+	case <-s.done:
+		return s.result()
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()
-	case <-w.quit:
-		return w.closing()
+	case <-s.quit:
+		return s.closing()
 	case <-w.intr:
-		return w.interrupted()
+		return s.interrupted()
 	}
 }
 
@@ -212,68 +262,67 @@ func (w *Watch) Wait(ctx context.Context) (zk.Event, error) {
 // the event fires the watch before giving the turn back, so a closed channel seen here was closed
 // without an event: the connection closed.
 func (w *Watch) readRaw(ctx context.Context) (zk.Event, error) {
+	s := w.s
 	select {
-	case ev, ok := <-w.raw:
-		return w.fireRaw(ev, ok)
-	case ev, ok := <-w.out:
-		return w.result(ev, ok)
+	case ev, ok := <-s.raw:
+		return s.fireRaw(ev, ok)
+	case <-s.done:
+		return s.result()
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()
-	case <-w.quit:
-		return w.closing()
+	case <-s.quit:
+		return s.closing()
 	case <-w.intr:
 		select {
-		case ev, ok := <-w.raw:
-			return w.fireRaw(ev, ok)
+		case ev, ok := <-s.raw:
+			return s.fireRaw(ev, ok)
 		default:
 		}
-		return w.interrupted()
+		return s.interrupted()
 	}
 }
 
 // fireRaw fires with what a receive from go-zookeeper's channel gave.
-func (w *Watch) fireRaw(ev zk.Event, ok bool) (zk.Event, error) {
+func (s *zkWatch) fireRaw(ev zk.Event, ok bool) (zk.Event, error) {
 	if !ok {
-		ev = closingEvent(w.path)
+		ev = closingEvent(s.path)
 	}
-	w.fire(ev)
-	return w.result(w.ev, true)
+	s.fire(ev)
+	return s.result()
 }
 
 // closing fires the watch as closed by the Manager (unless it fired already).
-func (w *Watch) closing() (zk.Event, error) {
-	w.fire(closingEvent(w.path))
-	return w.result(w.ev, true)
+func (s *zkWatch) closing() (zk.Event, error) {
+	s.fire(closingEvent(s.path))
+	return s.result()
 }
 
 // interrupted reports a session interruption, unless the watch has fired or its event is waiting
 // in go-zookeeper's channel (an event wins).
-func (w *Watch) interrupted() (zk.Event, error) {
+func (s *zkWatch) interrupted() (zk.Event, error) {
 	select {
-	case w.turn <- struct{}{}: // free: look for an event nobody has read yet
+	case s.turn <- struct{}{}: // free: look for an event nobody has read yet
 		select {
-		case ev, ok := <-w.raw:
-			ev, err := w.fireRaw(ev, ok)
-			<-w.turn
+		case ev, ok := <-s.raw:
+			ev, err := s.fireRaw(ev, ok)
+			<-s.turn
 			return ev, err
 		default:
 		}
-		<-w.turn
-	default: // another goroutine reads raw and fires out when the event comes
+		<-s.turn
+	default: // another goroutine reads raw and fires when the event comes
 	}
 	select {
-	case ev, ok := <-w.out:
-		return w.result(ev, ok)
+	case <-s.done:
+		return s.result()
 	default:
 	}
 	return zk.Event{}, ErrSessionInterrupted
 }
 
-// result turns a receive from out into Wait's return values.
-func (w *Watch) result(ev zk.Event, ok bool) (zk.Event, error) {
-	if !ok {
-		ev = w.ev
-	}
+// result returns a fired watch's event as Wait's return values.
+func (s *zkWatch) result() (zk.Event, error) {
+	ev := s.ev
 	if ev.Type == zk.EventNotWatching {
 		return ev, fmt.Errorf("%w: %w", ErrSessionInterrupted, ev.Err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"syscall"
 	"time"
 )
 
@@ -25,22 +27,62 @@ func ExpireSession(ctx context.Context, server string, id int64, passwd []byte) 
 		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", server)
-	if err != nil {
-		return fmt.Errorf("zktest: expire session: %w", err)
-	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	if err := attachAndClose(conn, id, passwd); err != nil {
+	sent := false
+	for attempt := 1; ; attempt++ {
+		err := expireOnce(ctx, server, id, passwd)
+		switch {
+		case err == nil:
+			return nil
+		case sent && errors.Is(err, ErrNoSession):
+			return nil // an earlier closeSession did it
+		case errors.Is(err, errClosedBeforeReply) && attempt < expireAttempts && ctx.Err() == nil:
+			// Attaching moved the session to our connection, and the client,
+			// reconnecting at once, moved it back and got ours closed before
+			// the server answered (or the server closed ours as it closed the
+			// session): try again; an unknown session then means it is gone.
+			sent = sent || errors.Is(err, errClosedAfterClose)
+			continue
+		}
 		if ctx.Err() != nil {
 			err = errors.Join(ctx.Err(), err)
 		}
 		return fmt.Errorf("zktest: expire session 0x%x: %w", id, err)
 	}
-	return nil
 }
+
+// expireAttempts bounds the tries when a reconnecting client keeps taking
+// its session back.
+const expireAttempts = 20
+
+// errClosedBeforeReply: the server closed the connection without answering.
+var errClosedBeforeReply = errors.New("connection closed by the server before its reply")
+
+// errClosedAfterClose: the same, once closeSession was sent.
+var errClosedAfterClose = fmt.Errorf("%w to closeSession", errClosedBeforeReply)
+
+// closedByServer reports an end of stream or a reset from the server.
+func closedByServer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE)
+}
+
+// expireOnce dials server and runs one attach-and-close exchange.
+func expireOnce(ctx context.Context, server string, id int64, passwd []byte) error {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", server)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(expireExchangeTimeout))
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	return attachAndClose(conn, id, passwd)
+}
+
+// expireExchangeTimeout bounds one exchange; a server answers in
+// milliseconds unless the session was taken from our connection meanwhile.
+const expireExchangeTimeout = 2 * time.Second
 
 // attachAndClose runs the raw exchange on conn.
 func attachAndClose(conn net.Conn, id int64, passwd []byte) error {
@@ -48,6 +90,9 @@ func attachAndClose(conn net.Conn, id int64, passwd []byte) error {
 		return err
 	}
 	b, err := readFrame(conn)
+	if closedByServer(err) {
+		return errClosedBeforeReply
+	}
 	if err != nil {
 		return fmt.Errorf("read ConnectResponse: %w", err)
 	}
@@ -60,10 +105,19 @@ func attachAndClose(conn net.Conn, id int64, passwd []byte) error {
 	}
 	const xid = 1
 	if _, err := conn.Write(appendRequestHeader(nil, xid, OpCloseSession)); err != nil {
+		if closedByServer(err) {
+			return errClosedBeforeReply
+		}
 		return err
 	}
 	for {
 		b, err := readFrame(conn)
+		var ne net.Error
+		if closedByServer(err) || errors.As(err, &ne) && ne.Timeout() {
+			// A server whose session moved away from our connection during
+			// the exchange may close it, or leave it unanswered.
+			return fmt.Errorf("%w: %w", errClosedAfterClose, err)
+		}
 		if err != nil {
 			return fmt.Errorf("read closeSession reply: %w", err)
 		}

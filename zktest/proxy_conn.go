@@ -38,12 +38,18 @@ func (c *proxyConn) close() {
 	c.closeOnce.Do(func() {
 		close(c.done)
 		c.client.Close()
-		c.mu.Lock()
-		if c.server != nil {
-			c.server.Close()
-		}
-		c.mu.Unlock()
+		c.closeServer()
 	})
+}
+
+// closeServer closes the server side only; frames already queued for the
+// client are still delivered.
+func (c *proxyConn) closeServer() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.server != nil {
+		c.server.Close()
+	}
 }
 
 func (c *proxyConn) run() {
@@ -73,8 +79,8 @@ func (c *proxyConn) run() {
 	wg.Add(4)
 	go func() { defer wg.Done(); c.readClient(toServer) }()
 	go func() { defer wg.Done(); c.readServer(toClient) }()
-	go func() { defer wg.Done(); c.write(server, toServer) }()
-	go func() { defer wg.Done(); c.write(c.client, toClient) }()
+	go func() { defer wg.Done(); c.write(server, toServer, c.closeServer) }()
+	go func() { defer wg.Done(); c.write(c.client, toClient, c.close) }()
 	wg.Wait()
 }
 
@@ -129,10 +135,13 @@ func (c *proxyConn) readClient(q chan<- frameOut) {
 
 // readServer forwards server frames: the ConnectResponse first (its
 // session is recorded), then replies and notifications. The reply to a cut
-// request is swallowed and the connection closed.
+// request is swallowed and the connection closed. When the server side ends
+// it closes q without closing the client: the client's writer delivers what
+// is queued (a server closes right after its last word, e.g. the
+// ConnectResponse that says a session expired), then closes the connection.
 func (c *proxyConn) readServer(q chan<- frameOut) {
 	defer close(q)
-	defer c.close()
+	defer c.closeServer()
 	for first := true; ; first = false {
 		b, err := readFrame(c.server)
 		if err != nil {
@@ -145,7 +154,7 @@ func (c *proxyConn) readServer(q chan<- frameOut) {
 			}
 		} else if xid, ok := replyXid(b); ok {
 			if c.cutPending.Load() && xid == c.cutXid.Load() {
-				return // swallow the reply; the deferred close cuts the connection
+				return // swallow the reply; the client's writer then cuts the connection
 			}
 			f.notify = xid == xidNotification
 		}
@@ -155,8 +164,11 @@ func (c *proxyConn) readServer(q chan<- frameOut) {
 	}
 }
 
-// write delivers queued frames to dst, each no earlier than its time.
-func (c *proxyConn) write(dst net.Conn, q <-chan frameOut) {
+// write delivers queued frames to dst, each no earlier than its time, until
+// q is closed; then, or when a write fails, it calls end. After a failed
+// write it keeps draining q (discarding) so that its reader never blocks.
+func (c *proxyConn) write(dst net.Conn, q <-chan frameOut, end func()) {
+	defer end()
 	for f := range q {
 		if wait := time.Until(f.at); wait > 0 {
 			t := time.NewTimer(wait)
@@ -176,8 +188,15 @@ func (c *proxyConn) write(dst net.Conn, q <-chan frameOut) {
 			if f.notify {
 				c.p.notifications.Add(-1)
 			}
-			c.close()
+			end()
+			discard(q)
 			return
 		}
+	}
+}
+
+// discard drains q until it is closed.
+func discard(q <-chan frameOut) {
+	for range q {
 	}
 }

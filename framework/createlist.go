@@ -1,0 +1,78 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+)
+
+// CreateListing is a create followed, on the same session, by a listing of the new node's parent.
+type CreateListing struct {
+	Path     string   // the created node, namespace-relative
+	Session  *Session // the epoch whose session created it (it may have ended)
+	Children []string // the parent's children; always contains Path's last segment when err == nil
+	Parent   *Stat    // the parent's stat from that listing
+}
+
+// CreateAndList creates p (as Create does, honouring every CreateOption) and lists its parent,
+// sending the listing right behind the create so that it normally costs no extra round trip: once
+// go-zookeeper has written the create to the socket, the listing is queued behind it, and ZooKeeper
+// answers one session's requests in order. If the listing overtook the create (a reconnect, a
+// retried create), it lists again. On error, a non-empty Path means the node exists and the caller
+// owns it (must delete it); on ctx end the create may still happen, as with Create.
+func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, opts ...CreateOption) (CreateListing, error) {
+	cc, data, err := f.prepareCreate(ctx, p, data, opts)
+	if err != nil {
+		return CreateListing{}, err
+	}
+	target := f.full(p) // the path the create request carries
+	var pc *protectedCreate
+	if cc.protected {
+		pc = f.newProtectedCreate(p, data, &cc)
+		target = pc.full
+	}
+	written, stop := f.sockets.awaitCreate(target)
+	defer stop()
+	type created struct {
+		p    string
+		sess *Session
+		err  error
+	}
+	done := make(chan created, 1)
+	go func() {
+		var c created
+		if pc != nil {
+			c.p, c.sess, c.err = pc.run(ctx)
+		} else {
+			c.p, c.sess, c.err = f.createPlain(ctx, p, data, &cc)
+		}
+		done <- c
+	}()
+	var c created
+	select {
+	case <-written:
+	case c = <-done:
+		done <- c // the create ended first (an error, or a reply faster than we looked)
+	case <-ctx.Done():
+	}
+	parent := path.Dir(p)
+	kids, stat, lerr := f.Children(ctx, parent)
+	c = <-done
+	if c.err != nil {
+		return CreateListing{}, c.err
+	}
+	if lerr != nil || !slices.Contains(kids, path.Base(c.p)) {
+		f.relists.Add(1)
+		kids, stat, lerr = f.Children(ctx, parent)
+	}
+	res := CreateListing{Path: c.p, Session: c.sess, Children: kids, Parent: stat}
+	if lerr == nil && !slices.Contains(kids, path.Base(c.p)) {
+		lerr = fmt.Errorf("framework: %s missing from its parent's listing right after its create: %w", c.p, ErrNoNode)
+	}
+	if lerr != nil {
+		res.Children, res.Parent = nil, nil
+		return res, lerr
+	}
+	return res, nil
+}

@@ -1,0 +1,80 @@
+package framework_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/retry"
+)
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// closedPort returns a loopback address nobody listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// A wrong address fails loudly: each failed connect is logged at Warn with its address, and an
+// operation that no server could serve fails with ErrNoServer naming the addresses tried (as
+// go-zookeeper dialed them: a host name is resolved first).
+func TestWrongAddressFailsLoudly(t *testing.T) {
+	addr := closedPort(t)
+	_, port, _ := net.SplitHostPort(addr)
+	for _, server := range []string{addr, "localhost:" + port} {
+		t.Run(server, func(t *testing.T) {
+			var logs syncBuffer
+			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			f, err := framework.New([]string{server}, framework.WithLogger(logger),
+				framework.WithConnectionTimeout(500*time.Millisecond), framework.WithRetryPolicy(retry.NTimes(0, 0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), bound)
+			defer cancel()
+			_, err = f.Exists(ctx, "/x")
+			if !errors.Is(err, framework.ErrNoServer) || !errors.Is(err, zk.ErrNoServer) {
+				t.Fatalf("Exists against %s = %v, want ErrNoServer", server, err)
+			}
+			if !strings.Contains(err.Error(), ":"+port+" (") {
+				t.Fatalf("error %q does not name the address tried", err)
+			}
+			t.Logf("error: %v", err)
+			if got := logs.String(); !strings.Contains(got, "level=WARN") || !strings.Contains(got, ":"+port) {
+				t.Fatalf("no Warn log naming the address; logs:\n%s", got)
+			}
+		})
+	}
+}

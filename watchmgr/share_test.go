@@ -1,0 +1,119 @@
+package watchmgr
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+func reserve(t *testing.T, m *Manager, kind Kind, path string) (*Watch, *Registration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	w, r, err := m.Reserve(ctx, kind, path)
+	if err != nil {
+		t.Fatalf("Reserve: %v", err)
+	}
+	return w, r
+}
+
+// One go-zookeeper watch per kind and path: later Reserve calls share it, with their own
+// interruption channel and Events channel, until it fires or a session expiry invalidates it.
+func TestReserveShares(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	w0, r0 := reserve(t, m, Data, "/a")
+	if w0 != nil || r0 == nil {
+		t.Fatal("first Reserve must hand out a registration")
+	}
+	// The registration is pending: a second caller waits until it ends (here: ctx).
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, _, err := m.Reserve(short, Data, "/a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Reserve during a registration = %v, want it to wait", err)
+	}
+	r0.Cancel() // the watching request failed
+	_, r := reserve(t, m, Data, "/a")
+	raw := make(chan zk.Event, 1)
+	first := r.Track(raw)
+	m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateDisconnected})
+	second, r2 := reserve(t, m, Data, "/a")
+	if second == nil || r2 != nil {
+		t.Fatal("a live watch was not shared")
+	}
+	if other, _ := reserve(t, m, Children, "/a"); other != nil {
+		t.Fatal("a watch of another kind was shared")
+	}
+	select {
+	case <-second.Interrupted():
+		t.Fatal("a sharer made after the disconnect reports it")
+	default:
+	}
+	if m.Live() != 1 {
+		t.Fatalf("Live = %d, want 1", m.Live())
+	}
+	evA, evB := first.Events(), second.Events()
+	raw <- zk.Event{Type: zk.EventNodeDataChanged, Path: "/a"}
+	close(raw)
+	for i, ch := range []<-chan zk.Event{evA, evB} {
+		select {
+		case ev := <-ch:
+			if ev.Type != zk.EventNodeDataChanged {
+				t.Fatalf("Events %d = %v", i, ev)
+			}
+		case <-time.After(bound):
+			t.Fatalf("Events %d never fired", i)
+		}
+	}
+	if w, _ := reserve(t, m, Data, "/a"); w != nil {
+		t.Fatal("a fired watch was shared")
+	}
+}
+
+func TestReserveAfterExpiryAndCancel(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	_, r := reserve(t, m, Exists, "/b")
+	r.Track(make(chan zk.Event, 1))
+	m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateExpired})
+	w, r := reserve(t, m, Exists, "/b")
+	if w != nil {
+		t.Fatal("a watch of an expired session was shared")
+	}
+	r.Cancel()
+	r.Cancel()
+	if _, r := reserve(t, m, Exists, "/b"); r == nil {
+		t.Fatal("Cancel did not free the reservation")
+	}
+}
+
+// Reserve calls waiting on one registration all share the watch it tracks.
+func TestReserveWaitersShareTheRegisteredWatch(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	_, r := reserve(t, m, Children, "/c")
+	got := make(chan *Watch, 5)
+	for i := 0; i < 5; i++ {
+		go func() {
+			w, _, err := m.Reserve(context.Background(), Children, "/c")
+			if err != nil || w == nil {
+				t.Errorf("waiting Reserve = %v, %v", w, err)
+			}
+			got <- w
+		}()
+	}
+	r.Track(make(chan zk.Event, 1))
+	for i := 0; i < 5; i++ {
+		select {
+		case <-got:
+		case <-time.After(bound):
+			t.Fatal("a waiting Reserve never returned")
+		}
+	}
+	if m.Live() != 1 {
+		t.Fatalf("Live = %d, want 1", m.Live())
+	}
+}
