@@ -32,6 +32,7 @@ type historyRecord struct {
 	Ratios  []ratioEntry                `json:"ratios"`
 	Results map[string][]harness.Result `json:"results"` // "peer|scenario" → one Result per repetition
 	Counts  map[string]countResult      `json:"counts,omitempty"`
+	Limits  map[string][]limitStep      `json:"queue_limits,omitempty"`
 	Notes   []string                    `json:"notes,omitempty"`
 }
 
@@ -103,7 +104,7 @@ func (d *runData) ratios() []ratioEntry {
 func (d *runData) record(ctx context.Context) historyRecord {
 	h := historyRecord{Version: 1, Time: d.started.UTC().Format(time.RFC3339), Command: d.command,
 		Plan: d.plan.Name, Reps: d.reps, Minutes: d.elapsed.Minutes(), Machine: d.env, Ratios: d.ratios(),
-		Results: map[string][]harness.Result{}, Counts: map[string]countResult{}}
+		Results: map[string][]harness.Result{}, Counts: map[string]countResult{}, Limits: d.limits}
 	h.Commit = orUnknown(cmdOutput(ctx, "git", "rev-parse", "HEAD"))
 	h.Dirty = cmdOutput(ctx, "git", "status", "--porcelain", "--untracked-files=no") != ""
 	for k, rs := range d.results {

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -43,13 +44,14 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.out, "out", "", "write the markdown report to this file too")
-	flag.BoolVar(&o.quick, "quick", false, "short windows, 1 repetition, a 500-deep queue for e (under a minute)")
+	flag.BoolVar(&o.quick, "quick", false, "short windows, 1 repetition, queues of 1, 64 and 500 for e (a minute or two)")
 	flag.IntVar(&o.reps, "reps", 0, "repetitions of the whole set (default 3, 1 with -quick)")
 	flag.StringVar(&o.peers, "peers", "", "comma-separated peers to run (raw-floor, zkrecipes, go-zookeeper-zklock, curator, kazoo)")
 	flag.BoolVar(&o.noInstall, "no-install", false, "never apt-get install missing peers")
 	flag.BoolVar(&o.noCount, "no-count", false, "skip the request-counting pass")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1000,e5000,f-rw,f-sem,f-multi, raw-...); for diagnosis")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1,e64,e1000,e10000,e-limit,f-rw,f-sem,f-multi, raw-...); for diagnosis")
 	flag.StringVar(&o.history, "history", "", "keep one JSON record per run in this directory and warn of ratios >10% worse than the last run")
+	flag.StringVar(&heapProfile, "memprofile", "", "write a heap profile of each in-process depth scenario, once its queue is full, to this prefix")
 	flag.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of the timed passes (Go peers run in this process) to this file")
 	flag.Parse()
 	o.servers = os.Getenv("ZK_SERVERS")
@@ -95,6 +97,9 @@ func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) erro
 	if o.only != "" {
 		ids := strings.Split(o.only, ",")
 		p.Raw, p.Lock, p.Extra, p.Count = keep(p.Raw, ids...), keep(p.Lock, ids...), keep(p.Extra, ids...), keep(p.Count, ids...)
+		if !slices.Contains(ids, idLimit) {
+			p.LimitSteps = nil
+		}
 	}
 	d := &runData{plan: p, reps: o.reps, command: o.command, started: time.Now(),
 		results: map[key][]harness.Result{}, counts: map[key]countResult{}}
@@ -127,10 +132,15 @@ func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) erro
 	if err != nil {
 		return err
 	}
-	err = runReps(ctx, d, ps, srv.connect, base, log)
+	err = runReps(ctx, d, ps, srv.connect, srv.first, base, log)
 	stopProf()
 	if err != nil {
 		return err
+	}
+	if len(p.LimitSteps) > 0 {
+		if err := limitPass(ctx, d, ps, srv.first, base, log); err != nil {
+			d.limitErr = err.Error()
+		}
 	}
 	if !o.noCount {
 		if err := countPass(ctx, d, ps, srv.first, base, log); err != nil {

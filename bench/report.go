@@ -61,6 +61,7 @@ func writeReport(w io.Writer, d *runData) error {
 	writeMany(m, d)
 	writeHerd(m, d)
 	writeDepth(m, d)
+	writeLimit(m, d)
 	writeExtra(m, d)
 	writeOpcodes(m, d)
 	writeMethod(m, d)

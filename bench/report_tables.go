@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 )
@@ -84,26 +85,75 @@ func writeHerd(m *md, d *runData) {
 }
 
 func writeDepth(m *md, d *runData) {
-	m.f("\n## e. Depth (waiters on one path over %d sessions)\n", depthSessions)
-	m.table("waiters", "peer", "acq/s", "× handoff floor", "× Curator", "notifications per release (1,000 waiters, 1 s sample)",
-		"memory per waiting acquirer (bytes)", "ME violations")
-	floor := handoffFloor(d)
+	m.f("\n## e. Depth (one holder and N waiters on one path, spread over %d sessions)\n", depthSessions)
+	m.table("waiters", "peer", "release → next acquire p50 ms", "p99 ms", "notifications per release",
+		"bytes sent by the server per handoff", "client heap per waiter (bytes)", "library goroutines per waiter",
+		"server watches (queue full)", "fill s", "drain s", "drain ms per waiter", "ME violations")
 	for _, s := range d.plan.Lock {
 		if s.Kind != harness.Depth {
 			continue
 		}
 		for _, p := range d.lockPeers() {
-			a := d.get(p, s.ID, fRate)
-			viol, ok := d.sumInt(p, s.ID, func(r harness.Result) int64 { return r.Violations })
-			v := "–"
-			if ok {
-				v = fmt.Sprint(viol)
+			r, ok := d.first(p, s.ID)
+			if !ok {
+				m.row(thousands(int64(s.Waiters)), peerCell(p), d.status(p, s.ID), "", "", "", "", "", "", "", "", "", "")
+				continue
 			}
-			m.row(thousands(int64(s.Waiters)), peerCell(p), d.cell(p, s.ID, a), fmtRatio(ratio(a, floor)),
-				d.vsCurator(p, s.ID, fRate), d.countCell(p, idDepth1k, cNotif), fmtAgg(d.get(p, s.ID, fMem)), v)
+			x := func(k string) string { return extraCell(r, k) }
+			drain, perWaiter := "–", "–"
+			if r.DrainSeconds > 0 {
+				drain, perWaiter = fmtNum(r.DrainSeconds), fmtNum(r.DrainSeconds*1000/float64(s.Waiters))
+			}
+			mem, gor := "–", "–"
+			if r.MemPerWaiter != 0 {
+				mem = fmtSigned(r.MemPerWaiter)
+			}
+			if p == zkrecipesName || p == goLockName {
+				gor = fmt.Sprintf("%.2f", r.GoroutinesPerWaiter)
+			}
+			m.row(thousands(int64(s.Waiters)), peerCell(p), fmtNum(r.HandoffP50Ms), fmtNum(r.P99Ms),
+				x("notifications_per_release"), x("bytes_per_handoff"), mem, gor, x("server_watches"), x("fill_s"),
+				drain, perWaiter, fmt.Sprint(r.Violations))
 		}
 	}
-	m.f("\nMemory is the client's: Go live heap after GC, JVM used heap after GC, Python RSS; each divided by the queued acquirers.\n")
+	m.f(`
+A failed or unfinished depth shows the reason in the notes above. The heap is the client's: Go
+live heap after a GC (runtime/metrics, the driver process, so the harness's own few objects per
+waiter are in it), JVM used heap after GC, Python resident set; each divided by the waiters. Library
+goroutines exclude the one goroutine per waiter the harness itself blocks in Acquire. Bytes are
+what the server's sockets sent (kernel TCP counters) during the timed releases, divided by them:
+the delete reply, the notification and the next holder's listing of the whole queue.
+`)
+}
+
+// first is a peer's first successful result under a scenario id (depth runs once).
+func (d *runData) first(p, id string) (harness.Result, bool) {
+	for _, r := range d.results[key{p, id}] {
+		if r.Error == "" && !r.Unsupported {
+			return r, true
+		}
+	}
+	return harness.Result{}, false
+}
+
+// extraCell renders one Extra figure of a result, "–" when absent.
+func extraCell(r harness.Result, k string) string {
+	v, ok := r.Extra[k]
+	if !ok {
+		return "–"
+	}
+	if v == 0 {
+		return "0"
+	}
+	return fmtNum(v)
+}
+
+// fmtSigned is fmtNum for figures that may be negative (a heap that shrank under GC).
+func fmtSigned(v float64) string {
+	if v < 0 {
+		return "-" + fmtNum(-v)
+	}
+	return fmtNum(v)
 }
 
 func writeExtra(m *md, d *runData) {
@@ -198,4 +248,57 @@ func (d *runData) warmCycles() int {
 		}
 	}
 	return 0
+}
+
+func writeLimit(m *md, d *runData) {
+	if len(d.plan.LimitSteps) == 0 {
+		return
+	}
+	m.f("\n## e. Queue limit: the depth at which each peer breaks\n")
+	if d.limitErr != "" {
+		m.f("\nThe queue-limit pass stopped: %s\n", scrubPaths(d.limitErr))
+	}
+	m.table("peer", "deepest queue acquired behind", "its listing (KB)", "acquire ms there", "breaks at", "listing there (KB)", "how it broke")
+	for _, p := range d.lockPeers() {
+		steps, ok := d.limits[p]
+		if !ok {
+			m.row(peerCell(p), "not run", "", "", "", "", "")
+			continue
+		}
+		deep, deepKB, deepMs, brk, brkKB, how := "none", "–", "–", "not within the steps", "–", "–"
+		for _, s := range steps {
+			if s.OK {
+				deep, deepKB, deepMs = thousands(int64(s.N)), fmtNum(float64(s.ListingBytes)/1024), fmtNum(s.AcquireMs)
+				continue
+			}
+			brk, brkKB, how = thousands(int64(s.N)), fmtNum(float64(s.ListingBytes)/1024), oneLine(scrubPaths(s.Err), 160)
+		}
+		if brk == "not within the steps" && len(steps) > 0 {
+			brk = "> " + thousands(int64(steps[len(steps)-1].N))
+		}
+		m.row(peerCell(p), deep, deepKB, deepMs, brk, brkKB, how)
+	}
+	m.f(`
+Each peer's session acquires once behind n nodes the driver put in the lock directory, named like
+the peer's own lock nodes but sorting after them (steps %s), so its listing carries all n names and
+it holds at once if the listing arrives. Each probe is bounded by %v. The listing size counts
+4 + len(name) bytes per name; ZooKeeper's Java client refuses frames of 1 MB and more (jute.maxbuffer).
+`, joinInts(d.plan.LimitSteps), limitBudget)
+}
+
+// oneLine shortens s to n runes on one line.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return strings.ReplaceAll(s, "|", "/")
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = thousands(int64(x))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -44,6 +44,8 @@ type runData struct {
 	counts   map[key]countResult
 	notes    []string
 	countErr string
+	limits   map[string][]limitStep // queue-limit pass, per peer
+	limitErr string
 }
 
 // allPeers lists every peer in table order; selected filters by name (empty = all).
@@ -73,8 +75,9 @@ func slug(name string) string {
 	return strings.ToLower(r.Replace(name))
 }
 
-// scenariosFor gives a peer its scenarios for one repetition, each under its own root.
-func scenariosFor(p plan, e peerEntry, base string, rep int) ([]spec, []harness.Scenario) {
+// scenariosFor gives a peer its scenarios for one repetition, each under its own root; a depth
+// scenario gets a server probe at its marks (addr: the server the probe reads).
+func scenariosFor(p plan, e peerEntry, base, addr string, rep int) ([]spec, []harness.Scenario, []*serverProbe) {
 	specs := p.Lock
 	if e.raw {
 		specs = p.Raw
@@ -84,12 +87,20 @@ func scenariosFor(p plan, e peerEntry, base string, rep int) ([]spec, []harness.
 	if rep > 0 {
 		specs = withoutKind(specs, harness.Depth)
 	}
-	scs := make([]harness.Scenario, len(specs))
+	scs, probes := make([]harness.Scenario, len(specs)), make([]*serverProbe, len(specs))
 	for i, s := range specs {
 		scs[i] = s.Scenario
 		scs[i].Root = fmt.Sprintf("%s/r%d/%s/%s", base, rep, slug(e.peer.Name()), s.ID)
+		if s.Kind == harness.Depth {
+			heap := ""
+			if heapProfile != "" && !isProcessPeer(e.peer.Name()) {
+				heap = fmt.Sprintf("%s.%s.%s", heapProfile, slug(e.peer.Name()), s.ID)
+			}
+			probes[i] = newServerProbe(addr, s.Waiters, s.Budget/2, heap)
+			scs[i].Mark = probes[i].mark
+		}
 	}
-	return specs, scs
+	return specs, scs, probes
 }
 
 // withoutKind drops the scenarios of one kind. The depth scenarios (e) run in the first
@@ -107,11 +118,11 @@ func withoutKind(specs []spec, kind string) []spec {
 
 // runReps runs every peer's scenarios back to back, reps times, rotating the peer order by one
 // each repetition (peer-bench.md), and stores each result under its key.
-func runReps(ctx context.Context, d *runData, ps []peerEntry, servers, base string, log io.Writer) error {
+func runReps(ctx context.Context, d *runData, ps []peerEntry, servers, addr, base string, log io.Writer) error {
 	for rep := 0; rep < d.reps; rep++ {
 		for i := range ps {
 			e := ps[(i+rep)%len(ps)]
-			specs, scs := scenariosFor(d.plan, e, base, rep)
+			specs, scs, probes := scenariosFor(d.plan, e, base, addr, rep)
 			t0 := time.Now()
 			res, err := e.peer.Run(ctx, servers, scs...)
 			fmt.Fprintf(log, "bench: rep %d/%d %-22s %6.1fs\n", rep+1, d.reps, e.peer.Name(), time.Since(t0).Seconds())
@@ -124,6 +135,9 @@ func runReps(ctx context.Context, d *runData, ps []peerEntry, servers, base stri
 			for j, r := range res {
 				if j >= len(specs) {
 					break
+				}
+				if probes[j] != nil {
+					probes[j].fill(&r)
 				}
 				k := key{e.peer.Name(), specs[j].ID}
 				if r.Error != "" {
@@ -141,12 +155,19 @@ var errNoPeers = errors.New("bench: no peer selected")
 
 func hasProcessPeer(ps []peerEntry) bool {
 	for _, e := range ps {
-		if n := e.peer.Name(); n == curatorName || n == kazooName {
+		if isProcessPeer(e.peer.Name()) {
 			return true
 		}
 	}
 	return false
 }
+
+// isProcessPeer: the peer runs in a child process (not in this one).
+func isProcessPeer(name string) bool { return name == curatorName || name == kazooName }
+
+// heapProfile is the -memprofile prefix: each in-process depth scenario writes a heap profile,
+// taken once its queue is full, to <prefix>.<peer>.<id>.
+var heapProfile string
 
 // dropMissing removes the process peers whose runtime is still missing (ensurePeers noted why).
 func dropMissing(ps []peerEntry, d *runData) []peerEntry {

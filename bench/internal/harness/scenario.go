@@ -13,7 +13,8 @@ const (
 	Contended   = "contended"   // b. Sessions sessions loop on one path, empty critical section
 	ManyLocks   = "many"        // c. Sessions sessions, each on its own path
 	Herd        = "herd"        // d. Sessions waiters queued behind one holder, single releases
-	Depth       = "depth"       // e. Waiters acquirers over Sessions sessions on one path
+	Depth       = "depth"       // e. one holder and Waiters waiters over Sessions sessions on one path
+	DepthLimit  = "depth-limit" // e. one acquirer behind Waiters nodes the driver created (sorting after it)
 	RW          = "rw"          // f. read/write lock, ReadPercent readers
 	Semaphore   = "semaphore"   // f. semaphore with Leases leases
 	MultiLock   = "multilock"   // f. multi-lock over 3 paths
@@ -46,6 +47,19 @@ type Scenario struct {
 	Releases    int           // herd: measured single releases (peer-bench: 15)
 	Leases      int           // semaphore: max leases (default 4)
 	ReadPercent int           // rw: percent of acquisitions that are reads (default 90)
+	Budget      time.Duration // depth: bound on filling and on draining the queue; depth-limit: on the acquire
+
+	// Mark, if set, is called at a scenario's phase marks and returns once the driver has
+	// measured the server there (depth: "filled", "start", "end"). Process peers print the mark
+	// and wait for the driver's go-ahead on stdin.
+	Mark func(ctx context.Context, mark string) `json:"-"`
+}
+
+// mark calls s.Mark if set.
+func (s Scenario) mark(ctx context.Context, m string) {
+	if s.Mark != nil {
+		s.Mark(ctx, m)
+	}
 }
 
 // Validate checks the fields the kind needs.
@@ -55,9 +69,9 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("%w: no kind", ErrBadScenario)
 	case len(s.Root) < 2 || s.Root[0] != '/' || s.Root[len(s.Root)-1] == '/':
 		return fmt.Errorf("%w: root %q", ErrBadScenario, s.Root)
-	case s.Duration <= 0 && s.Kind != Herd:
+	case s.Duration <= 0 && s.Kind != Herd && s.Kind != Depth && s.Kind != DepthLimit:
 		return fmt.Errorf("%w: duration %v", ErrBadScenario, s.Duration)
-	case s.Sessions < 0 || s.Waiters < 0 || s.WarmCycles < 0 || s.Releases < 0 || s.Leases < 0:
+	case s.Sessions < 0 || s.Waiters < 0 || s.WarmCycles < 0 || s.Releases < 0 || s.Leases < 0 || s.Budget < 0:
 		return fmt.Errorf("%w: negative count", ErrBadScenario)
 	case s.ReadPercent < 0 || s.ReadPercent > 100:
 		return fmt.Errorf("%w: read percent %d", ErrBadScenario, s.ReadPercent)
@@ -82,6 +96,9 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Waiters == 0 {
 		s.Waiters = s.Sessions
 	}
+	if s.Budget == 0 {
+		s.Budget = time.Minute
+	}
 	return s
 }
 
@@ -95,6 +112,7 @@ func (s Scenario) Args() []string {
 		fmt.Sprintf("--duration-ms=%d", s.Duration.Milliseconds()),
 		fmt.Sprintf("--warm-cycles=%d", s.WarmCycles), fmt.Sprintf("--releases=%d", s.Releases),
 		fmt.Sprintf("--leases=%d", s.Leases), fmt.Sprintf("--read-pct=%d", s.ReadPercent),
+		fmt.Sprintf("--budget-ms=%d", s.Budget.Milliseconds()),
 	}
 }
 

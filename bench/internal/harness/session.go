@@ -84,6 +84,8 @@ func RunScenario(ctx context.Context, connect Connector, servers string, sc Scen
 		return runHerd(ctx, connect, servers, sc)
 	case Depth:
 		return runDepth(ctx, connect, servers, sc)
+	case DepthLimit:
+		return runDepthLimit(ctx, connect, servers, sc)
 	}
 	return Result{}, fmt.Errorf("%w: %s", ErrUnsupported, sc.Kind)
 }
