@@ -103,6 +103,8 @@ func writeDepth(m *md, d *runData) {
 			drain, perWaiter := "–", "–"
 			if r.DrainSeconds > 0 {
 				drain, perWaiter = fmtNum(r.DrainSeconds), fmtNum(r.DrainSeconds*1000/float64(s.Waiters))
+			} else if b := r.Extra["drain_bound_s"]; b > 0 {
+				drain = fmt.Sprintf("> %s (%s of %s acquired)", fmtNum(b), thousands(int64(r.Extra["drained"])), thousands(int64(s.Waiters+1)))
 			}
 			mem, gor := "–", "–"
 			if r.MemPerWaiter != 0 {

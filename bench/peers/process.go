@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 	"github.com/zkrecipes/zkrecipes/interop"
@@ -125,7 +127,7 @@ func (p procPeer) Run(ctx context.Context, servers string, scenarios ...harness.
 	}
 	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
 	defer stop()
-	out, perr := converse(ctx, stdin, stdout, p.name, scenarios)
+	out, perr := converse(ctx, stdin, stdout, p.name, scenarios, func() { _ = cmd.Process.Kill() })
 	stdin.Close()
 	werr := cmd.Wait()
 	if err := ctx.Err(); err != nil {
@@ -143,8 +145,9 @@ type message struct {
 	harness.Result
 }
 
-// converse sends each scenario, answers its marks, and collects its result.
-func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name string, scenarios []harness.Scenario) ([]harness.Result, error) {
+// converse sends each scenario, answers its marks, and collects its result. A scenario with a
+// Budget that runs past scenarioLimit has the child killed (kill) and gets a failed Result.
+func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name string, scenarios []harness.Scenario, kill func()) ([]harness.Result, error) {
 	var out []harness.Result
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -152,8 +155,17 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 		if _, err := io.WriteString(stdin, strings.Join(s.Args(), " ")+"\n"); err != nil {
 			return out, fmt.Errorf("peers: %s: write scenario: %w", name, err)
 		}
+		var killed atomic.Bool
+		if limit := scenarioLimit(s); limit > 0 {
+			t := time.AfterFunc(limit, func() { killed.Store(true); kill() })
+			defer t.Stop()
+		}
 		for {
 			if !sc.Scan() {
+				if killed.Load() {
+					return append(out, harness.Result{Peer: name, Kind: s.Kind,
+						Error: fmt.Sprintf("killed: no result within %v", scenarioLimit(s))}), nil
+				}
 				if err := sc.Err(); err != nil {
 					return out, err
 				}
@@ -178,6 +190,16 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 		}
 	}
 	return out, nil
+}
+
+// scenarioLimit bounds a scenario with a Budget in wall time: filling and draining are each
+// bounded by the budget inside the child, the driver's settling by 15 s; past two budgets and
+// 40 s for connecting, settling and cleaning up the child is killed (0: no bound).
+func scenarioLimit(s harness.Scenario) time.Duration {
+	if s.Budget <= 0 {
+		return 0
+	}
+	return 2*s.Budget + 40*time.Second
 }
 
 func tail(s string) string {

@@ -73,8 +73,12 @@ func runDepth(ctx context.Context, connect Connector, servers string, sc Scenari
 		}
 		r.release[i] = make(chan struct{}, 1)
 	}
+	stopGuard := r.guardMemory(ss, obs, path)
 	res, err := r.drive(ctx, obs, path, lockers)
-	if err != nil {
+	if gerr := stopGuard(); gerr != nil {
+		err = gerr
+	}
+	if err != nil || res.Extra["drained"] < float64(n) {
 		res.Extra["abandoned_acquirers"] = float64(r.abort(ss))
 		return res, err
 	}
@@ -117,8 +121,9 @@ func (r *depthRun) drive(ctx context.Context, obs *zk.Conn, path string, ls []Lo
 	drained, last := r.drainAll(ctx, k+1, n, time.Duration(r.acqAt[holder].Load()))
 	res.TotalCycles, res.Extra["drained"] = int64(drained), float64(drained)
 	res.Violations = r.g.violations.Load()
-	if drained < n {
-		return res, fmt.Errorf("harness: the queue did not drain within %v: %d of %d acquired", sc.Budget, drained, n)
+	if drained < n { // not a failure: the table shows how far the drain got within the bound
+		res.Extra["drain_bound_s"] = sc.Budget.Seconds()
+		return res, nil
 	}
 	res.DrainSeconds = (last - time.Duration(r.relAt[0].Load())).Seconds()
 	return res, nil
@@ -132,10 +137,7 @@ func (r *depthRun) waitFilled(ctx context.Context, obs *zk.Conn, path string, n 
 		if have >= n {
 			return nil
 		}
-		if h := heapObjects(); h > heapGuard {
-			return fmt.Errorf("%w: client heap %d MiB over the %d MiB guard with %d of %d queued",
-				ErrClientMemory, h>>20, uint64(heapGuard)>>20, have, n)
-		}
+
 		select {
 		case err := <-r.errc:
 			return fmt.Errorf("harness: while %d of %d queued: %w", have, n, err)
@@ -226,4 +228,33 @@ func (r *depthRun) abort(ss []Session) int {
 		return 0
 	}
 	return int(r.live.Load())
+}
+
+// guardMemory watches this process's heap while the scenario runs; past heapGuard it records
+// why, with how many waiters were queued, and closes the sessions (every acquirer then fails).
+// The returned stop function ends the watch and returns that error, or nil.
+func (r *depthRun) guardMemory(ss []Session, obs *zk.Conn, path string) func() error {
+	done, stopped := make(chan struct{}), make(chan error, 1)
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				stopped <- nil
+				return
+			case <-t.C:
+			}
+			if h := heapObjects(); h > heapGuard {
+				q := numChildren(obs, path)
+				err := fmt.Errorf("%w: client heap %d MiB over the %d MiB guard with %d nodes queued (%.0f KB per queued node)",
+					ErrClientMemory, h>>20, uint64(heapGuard)>>20, q, float64(h)/1024/float64(max(q, 1)))
+				closeAll(ss)
+				<-done
+				stopped <- err
+				return
+			}
+		}
+	}()
+	return func() error { close(done); return <-stopped }
 }

@@ -14,7 +14,7 @@ import (
 var ErrClientMemory = errors.New("harness: client memory guard")
 
 // heapGuard bounds the Go heap during a depth scenario.
-const heapGuard = 3 << 30
+const heapGuard = 4 << 30
 
 // heapObjects is the heap's object bytes now (live and not yet collected), without a GC.
 func heapObjects() uint64 {

@@ -77,7 +77,9 @@ public final class CuratorBench {
                 r = run(sc);
             } catch (Throwable e) {
                 r = new HashMap<>();
-                r.put("error", String.valueOf(e));
+                String msg = String.valueOf(e);
+                for (Throwable c = e.getCause(); c != null && c != e; c = c.getCause()) msg += ": " + c;
+                r.put("error", msg);
             }
             r.put("peer", "Curator");
             r.put("kind", sc.get("kind"));
@@ -462,11 +464,19 @@ public final class CuratorBench {
             }
             r.put("total_cycles", done); r.put("violations", g.violations.get());
             extra.put("drained", done);
-            if (done < n) throw new Exception("the queue did not drain within " + budget / 1_000_000 + " ms: " + done + " of " + n + " acquired", err.get());
-            r.put("drain_s", (last - relAt[0]) / 1e9);
+            if (done < n) extra.put("drain_bound_s", budget / 1e9); // not a failure: the table shows how far it got
+            else r.put("drain_s", (last - relAt[0]) / 1e9);
             r.put("sessions", s); r.put("waiters", waiters); r.put("extra", extra);
             return r;
-        } finally { drain.run(); obs.close(); closeAll(cs); }
+        } finally {
+            drain.run();
+            // Closing 100 clients under thousands of blocked waiters can take minutes: close in
+            // the background, for at most 10 s here (depth scenarios run last in the process).
+            Thread closer = new Thread(() -> { obs.close(); closeAll(cs); });
+            closer.setDaemon(true);
+            closer.start();
+            closer.join(10_000);
+        }
     }
 
     // depthLimit: one acquirer behind `waiters` nodes the driver created (they sort after ours):

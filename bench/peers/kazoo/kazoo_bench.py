@@ -342,13 +342,18 @@ def depth(sc):
             have += 1
         r.update({"total_cycles": have, "violations": g.violations})
         r["extra"]["drained"] = have
-        if have < n:
-            raise RuntimeError("the queue did not drain within %.0f s: %d of %d acquired" % (budget, have, n))
-        r["drain_s"] = last - rel_at[0]
+        if have < n:  # not a failure: the table shows how far the drain got within the bound
+            r["extra"]["drain_bound_s"] = budget
+        else:
+            r["drain_s"] = last - rel_at[0]
         return r
     finally:
         drain()
-        close_all(cs + [obs])
+        # Closing 100 clients under thousands of blocked waiters can take minutes: close in the
+        # background, for at most 10 s here (depth scenarios run last in the process).
+        closer = threading.Thread(target=close_all, args=(cs + [obs],), daemon=True)
+        closer.start()
+        closer.join(10)
 
 
 def depth_limit(sc):
