@@ -70,6 +70,9 @@ func metricsOf(kind string) []metric {
 	case harness.Depth:
 		return []metric{mHand, mH99, mMem, mDrn}
 	}
+	if kind == harness.Contended || kind == harness.ManyLocks {
+		return []metric{mRate, mCPU, {"allocs/op", fAllocs, "lower"}}
+	}
 	return []metric{mRate, mCPU}
 }
 

@@ -28,7 +28,8 @@ func writeUncontended(m *md, d *runData) {
 func writeContended(m *md, d *runData) {
 	m.f("\n## b. Contended handoff (N sessions on one path, empty critical section)\n")
 	m.table("N", "peer", "acq/s", "× handoff floor", "× Curator", "fairness min / max per client (last rep)",
-		"ME violations / acquisitions", "requests/acq", "notifications/acq", "client CPU µs/acq", "CPU × Curator")
+		"ME violations / acquisitions", "requests/acq", "notifications/acq", "client CPU µs/acq", "CPU × Curator",
+		"CPU × zk.Lock", "heap allocs per acq: objects / bytes (Go peers)")
 	floor := handoffFloor(d)
 	for _, id := range []string{idCont8, idCont64} {
 		n := "8"
@@ -45,7 +46,8 @@ func writeContended(m *md, d *runData) {
 				fair = d.fairness(p, id)
 			}
 			m.row(n, peerCell(p), d.cell(p, id, a), fmtRatio(ratio(a, floor)), d.vsCurator(p, id, fRate), fair, me,
-				d.countCell(p, id, cReq), d.countCell(p, id, cNotif), fmtAgg(d.get(p, id, fCPU)), d.vsCurator(p, id, fCPU))
+				d.countCell(p, id, cReq), d.countCell(p, id, cNotif), fmtAgg(d.get(p, id, fCPU)), d.vsCurator(p, id, fCPU),
+				fmtRatio(ratio(d.get(p, id, fCPU), d.get(goLockName, id, fCPU))), d.allocCell(p, id))
 		}
 	}
 }
@@ -303,4 +305,18 @@ func joinInts(xs []int) string {
 		parts[i] = thousands(int64(x))
 	}
 	return strings.Join(parts, ", ")
+}
+
+var (
+	fAllocs     = func(r harness.Result) float64 { return r.Extra["allocs_per_op"] }
+	fAllocBytes = func(r harness.Result) float64 { return r.Extra["alloc_bytes_per_op"] }
+)
+
+// allocCell is "objects / bytes" allocated per operation (medians), "–" for process peers.
+func (d *runData) allocCell(p, id string) string {
+	o, b := d.get(p, id, fAllocs), d.get(p, id, fAllocBytes)
+	if !o.ok || !b.ok {
+		return "–"
+	}
+	return fmtNum(o.med) + " / " + thousands(int64(b.med))
 }

@@ -156,6 +156,7 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 			return out, fmt.Errorf("peers: %s: write scenario: %w", name, err)
 		}
 		var killed atomic.Bool
+		lastMark := "none"
 		if limit := scenarioLimit(s); limit > 0 {
 			t := time.AfterFunc(limit, func() { killed.Store(true); kill() })
 			defer t.Stop()
@@ -164,7 +165,7 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 			if !sc.Scan() {
 				if killed.Load() {
 					return append(out, harness.Result{Peer: name, Kind: s.Kind,
-						Error: fmt.Sprintf("killed: no result within %v", scenarioLimit(s))}), nil
+						Error: fmt.Sprintf("killed: no result within %v (last mark: %s)", scenarioLimit(s), lastMark)}), nil
 				}
 				if err := sc.Err(); err != nil {
 					return out, err
@@ -176,6 +177,7 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 				return out, fmt.Errorf("peers: %s printed %q: %w", name, sc.Text(), err)
 			}
 			if m.Mark != "" {
+				lastMark = m.Mark
 				if s.Mark != nil {
 					s.Mark(ctx, m.Mark)
 				}

@@ -155,10 +155,10 @@ func (r *depthRun) waitFilled(ctx context.Context, obs *zk.Conn, path string, n 
 // the next acquire returning; it returns the handoffs, the last holder and the process CPU they took.
 func (r *depthRun) timedReleases(ctx context.Context, k int) ([]time.Duration, int, time.Duration, error) {
 	holder, out := 0, make([]time.Duration, 0, k)
-	c0 := cpuTime()
+	c0, until := cpuTime(), time.Now().Add(r.sc.Budget)
 	for i := 0; i < k; i++ {
 		r.release[holder] <- struct{}{}
-		next, err := r.next(ctx, 60*time.Second)
+		next, err := r.next(ctx, time.Until(until))
 		if err != nil {
 			return nil, 0, 0, err
 		}

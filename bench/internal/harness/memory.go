@@ -49,3 +49,30 @@ func numChildren(obs *zk.Conn, path string) int {
 	}
 	return int(st.NumChildren)
 }
+
+// allocs is this process's cumulative heap allocations (runtime/metrics).
+type allocs struct{ objects, bytes uint64 }
+
+func readAllocs() allocs {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	var a allocs
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		a.objects = s[0].Value.Uint64()
+	}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		a.bytes = s[1].Value.Uint64()
+	}
+	return a
+}
+
+func (a allocs) minus(b allocs) allocs { return allocs{a.objects - b.objects, a.bytes - b.bytes} }
+
+// perOp is the allocations per operation as Result.Extra figures (Go peers: the whole process,
+// so the harness's few allocations per cycle are included).
+func (a allocs) perOp(ops int64) map[string]float64 {
+	if ops <= 0 || a.objects == 0 {
+		return nil
+	}
+	return map[string]float64{"allocs_per_op": float64(a.objects) / float64(ops), "alloc_bytes_per_op": float64(a.bytes) / float64(ops)}
+}

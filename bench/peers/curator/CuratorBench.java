@@ -444,9 +444,11 @@ public final class CuratorBench {
             mark("start");
             long cpu0 = cpuNs();
             try {
+                long until = System.nanoTime() + budget;
                 for (int i = 0; i < k; i++) {
                     orders[holder].countDown();
-                    int nx = next(acquired, err);
+                    Integer nx = acquired.poll(Math.max(1, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    if (nx == null || nx < 0) throw new Exception("timed release " + (i + 1) + " of " + k + ": no acquisition within the budget", err.get());
                     handoffs.add(acqAt[nx] - relAt[holder]);
                     holder = nx;
                 }

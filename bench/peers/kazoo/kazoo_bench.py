@@ -322,10 +322,11 @@ def depth(sc):
         k = min(int(sc["releases"]), waiters)
         mark("start")
         holder, handoffs, cpu0 = 0, [], time.process_time()
+        until = time.monotonic() + budget
         try:
             for _ in range(k):
                 orders[holder].set()
-                nx = nxt(60)
+                nx = nxt(until - time.monotonic())
                 handoffs.append(acq_at[nx] - rel_at[holder])
                 holder = nx
         finally:
