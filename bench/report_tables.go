@@ -126,7 +126,8 @@ live heap after a GC (runtime/metrics, the driver process, so the harness's own 
 waiter are in it), JVM used heap after GC, Python resident set; each divided by the waiters. Library
 goroutines exclude the one goroutine per waiter the harness itself blocks in Acquire. Bytes are
 what the server's sockets sent (kernel TCP counters) during the timed releases, divided by them:
-the delete reply, the notification and the next holder's listing of the whole queue.
+the delete reply, the notification and the next holder's listing of the whole queue. Curator's watch
+count includes one watch per session on the ensemble configuration node (its ensemble tracker).
 `)
 }
 
@@ -225,10 +226,16 @@ func writeMethod(m *md, d *runData) {
   are read at the start and end of the timed window. d: the driver waits until all 65 contenders
   are queued, then times one release at a time, from just before release() to the next
   acquire() returning (the first release is not counted).
-* e: the first acquirer holds while the others queue; memory is measured once the server's watch
-  count has stopped moving (every waiter has set its watch), then everyone loops; at the end of
-  the window the sessions are closed instead of draining the queue. e runs in the first
-  repetition only (queueing thousands of waiters dominates its time), so it has no range.
+* e: one holder and N waiters (1, 64, 1,000, 10,000) spread round-robin over up to 100 sessions
+  queue on one path. Once the parent has N+1 children the driver waits for the server's watch
+  count ("wchs") to settle (bounded) and records it; the peer then measures its memory. Then 15
+  single releases (fewer for N < 15) are timed, the releaser not queueing again, while the driver
+  counts the watch notifications the server fired (mntr) and the bytes the server's sockets sent
+  (kernel TCP counters read with ss); then every holder releases as soon as it acquires, and the
+  drain time runs from the first timed release to the last acquisition. Filling and draining are
+  each bounded in time; a process peer past two bounds and 40 s is killed; the Go peers stop at a
+  client heap guard. e runs once, in the first repetition, so it has no range.
+* e, queue limit: see that table.
 * Mutual exclusion: a shared holder counter is checked inside every critical section; any value
   above the permitted count is a violation.
 * Client CPU: the peer process's user+system CPU over the timed window, divided by acquisitions.
@@ -236,9 +243,10 @@ func writeMethod(m *md, d *runData) {
 * Requests and notifications come from a separate, short counting pass through zktest's decoding
   proxy (one process per scenario; its timings are discarded because the proxy adds latency).
   Counts cover the whole scenario and are divided by every acquisition it made (a herd: by the
-  releases that handed the lock over), so session set-up requests add a little. e is sampled
-  for 1 s once the queue is full and divided by deletes (one per release, for every peer).
-  closeSession is left out.
+  releases that handed the lock over), so session set-up requests add a little. closeSession is
+  left out. e is not counted through the proxy (its server-side counts are above).
+* Heap allocations per acquisition (Go peers): runtime/metrics allocation counters over the
+  timed window, divided by acquisitions; the driver's own allocations are included.
 * The ZooKeeper server shares the %d cores with the clients, so throughput figures are CPU-bound
   and client CPU is taken from the server.
 `, d.reps, d.warmCycles(), d.env.Cores)
