@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
+	"github.com/zkrecipes/zkrecipes/bench/internal/zkpeers"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
@@ -27,7 +29,10 @@ type serverProbe struct {
 	settle  time.Duration // bound on waiting for the watches to settle
 	heapOut string        // write a heap profile here at "filled" ("" = none; in-process peers only)
 
+	path string // the lock directory, looked at if the peer is killed
+
 	mu            sync.Mutex
+	queuedAtKill  int
 	watches       int
 	start, end    serverSnap
 	started, done bool
@@ -40,8 +45,8 @@ type serverSnap struct {
 	packets int64 // mntr zk_packets_sent
 }
 
-func newServerProbe(addr string, waiters int, settle time.Duration, heapOut string) *serverProbe {
-	return &serverProbe{addr: addr, waiters: waiters, settle: settle, heapOut: heapOut, watches: -1}
+func newServerProbe(addr, path string, waiters int, settle time.Duration, heapOut string) *serverProbe {
+	return &serverProbe{addr: addr, path: path, waiters: waiters, settle: settle, heapOut: heapOut, watches: -1, queuedAtKill: -1}
 }
 
 // mark implements harness.Scenario.Mark.
@@ -60,6 +65,11 @@ func (p *serverProbe) mark(ctx context.Context, m string) {
 		p.mu.Lock()
 		p.start, p.started = s, true
 		p.mu.Unlock()
+	case "killed":
+		n := queueLength(ctx, p.addr, p.path)
+		p.mu.Lock()
+		p.queuedAtKill = n
+		p.mu.Unlock()
 	case "end":
 		s := snapServer(ctx, p.addr, false)
 		p.mu.Lock()
@@ -77,6 +87,9 @@ func (p *serverProbe) fill(r *harness.Result) {
 	}
 	if p.watches >= 0 {
 		r.Extra["server_watches"] = float64(p.watches)
+	}
+	if p.queuedAtKill >= 0 {
+		r.Error += fmt.Sprintf("; %d of %d lock nodes queued at the kill", p.queuedAtKill, p.waiters+1)
 	}
 	if !p.started || !p.done || r.Cycles <= 0 {
 		return
@@ -161,4 +174,20 @@ func writeHeapProfile(path string) {
 	defer f.Close()
 	runtime.GC()
 	_ = pprof.Lookup("heap").WriteTo(f, 0)
+}
+
+// queueLength is the number of children of path, from a stat on a fresh session (-1 on error).
+func queueLength(ctx context.Context, addr, path string) int {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	conn, err := zkpeers.Connect(ctx, addr)
+	if err != nil {
+		return -1
+	}
+	defer conn.Close()
+	ok, st, err := conn.Exists(path)
+	if err != nil || !ok {
+		return -1
+	}
+	return int(st.NumChildren)
 }

@@ -98,7 +98,7 @@ func scenariosFor(p plan, e peerEntry, base, addr string, rep int) ([]spec, []ha
 			if heapProfile != "" && !isProcessPeer(e.peer.Name()) {
 				heap = fmt.Sprintf("%s.%s.%s", heapProfile, slug(e.peer.Name()), s.ID)
 			}
-			probes[i] = newServerProbe(addr, s.Waiters, min(s.Budget/2, 15*time.Second), heap)
+			probes[i] = newServerProbe(addr, scs[i].Root+"/lock", s.Waiters, min(s.Budget/2, 15*time.Second), heap)
 			scs[i].Mark = probes[i].mark
 		}
 	}

@@ -158,7 +158,13 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 		var killed atomic.Bool
 		lastMark := "none"
 		if limit := scenarioLimit(s); limit > 0 {
-			t := time.AfterFunc(limit, func() { killed.Store(true); kill() })
+			t := time.AfterFunc(limit, func() {
+				killed.Store(true)
+				if s.Mark != nil {
+					s.Mark(ctx, "killed") // the driver looks at the queue before the child's sessions go
+				}
+				kill()
+			})
 			defer t.Stop()
 		}
 		for {
