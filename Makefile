@@ -1,15 +1,25 @@
 # zkrecipes: the commands the README promises.
 GO ?= go
+export GO
 
-.PHONY: demo test vet bench bench-quick
+.PHONY: demo test vet deps-demo deps-test bench bench-quick
 
-# The main job: contending workers on one lock; starts a local ZooKeeper unless ZK_SERVERS is set.
-demo:
+# The main job: contending workers on one lock, a lost lock and a fenced resource; starts a local
+# ZooKeeper unless ZK_SERVERS is set. Installs ZooKeeper first if it is missing.
+demo: deps-demo
 	$(GO) run ./cmd/zklock demo
 
-# What CI runs (.ci/run): static checks, then every test with the race detector.
-test: vet
-	$(GO) test -race -count=1 -timeout 45m ./...
+# What CI runs (.ci/run): the system packages, static checks, then every test with the race
+# detector, one line per package as it starts, the running ones every 30 s, go test's ok/FAIL lines.
+test: deps-test vet
+	$(GO) run ./scripts/testprogress -race -count=1 -timeout 45m ./...
+
+# With ZK_SERVERS set the demo needs no local ZooKeeper.
+deps-demo:
+	@[ -n "$$ZK_SERVERS" ] || scripts/install-deps.sh demo
+
+deps-test:
+	@scripts/install-deps.sh test
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -115,7 +115,8 @@ func (f *Framework) Create(ctx context.Context, p string, data []byte, opts ...C
 // adopted protected node: the epoch of its ephemeral owner's create). The epoch may already have
 // ended; compare its ID with the session that decides, rather than trusting it to be live. On
 // error it returns no epoch, like Create.
-func (f *Framework) CreateIn(ctx context.Context, p string, data []byte, opts ...CreateOption) (string, *Session, error) {
+func (f *Framework) CreateIn(ctx context.Context, p string, data []byte, opts ...CreateOption) (_ string, _ *Session, err error) {
+	defer f.traceOp("create", p, f.traceStart(), &err)
 	cc, data, err := f.prepareCreate(ctx, p, data, opts)
 	if err != nil {
 		return "", nil, err

@@ -21,7 +21,8 @@ type CreateListing struct {
 // answers one session's requests in order. If the listing overtook the create (a reconnect, a
 // retried create), it lists again. On error, a non-empty Path means the node exists and the caller
 // owns it (must delete it); on ctx end the create may still happen, as with Create.
-func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, opts ...CreateOption) (CreateListing, error) {
+func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, opts ...CreateOption) (_ CreateListing, err error) {
+	defer f.traceOp("createAndList", p, f.traceStart(), &err)
 	cc, data, err := f.prepareCreate(ctx, p, data, opts)
 	if err != nil {
 		return CreateListing{}, err

@@ -205,10 +205,10 @@ func TestCreateInBeforeConnected(t *testing.T) {
 		out <- err
 	}()
 	deadline := time.After(bound)
-	for f.RequestsStarted() == 0 { // the create is issued before any session exists
+	for p.Connections() == 0 { // the create is called before any session exists
 		select {
 		case <-deadline:
-			t.Fatal("the create was never issued")
+			t.Fatal("the client never dialed")
 		case <-time.After(5 * time.Millisecond): // polling a counter: there is no event to await
 		}
 	}

@@ -26,7 +26,8 @@ func Guaranteed() DeleteOption { return func(c *deleteConfig) { c.guaranteed = t
 
 // Delete deletes a node (ErrNoNode when absent, ErrBadVersion, ErrNotEmpty). On ctx end it returns
 // ctx's error; the delete may still happen on the server (and with Guaranteed() it will be retried).
-func (f *Framework) Delete(ctx context.Context, p string, opts ...DeleteOption) error {
+func (f *Framework) Delete(ctx context.Context, p string, opts ...DeleteOption) (err error) {
+	defer f.traceOp("delete", p, f.traceStart(), &err)
 	dc := deleteConfig{version: -1}
 	for _, o := range opts {
 		o(&dc)
@@ -35,7 +36,7 @@ func (f *Framework) Delete(ctx context.Context, p string, opts ...DeleteOption) 
 		return err
 	}
 	full := f.full(p)
-	err := f.retry(ctx, func(ctx context.Context) error { return f.deleteOnce(ctx, full, dc.version) })
+	err = f.retry(ctx, func(ctx context.Context) error { return f.deleteOnce(ctx, full, dc.version) })
 	if err != nil && dc.guaranteed && (ctx.Err() != nil || f.classify(err) != retry.Permanent) {
 		f.log.Info("framework: delete failed, retrying in the background", "path", full, "err", err)
 		f.deleteInBackground(full, dc.version)

@@ -28,6 +28,10 @@ type connTracker struct {
 	failed  map[string]error           // the last connect error of each address that has failed
 	creates map[string][]chan struct{} // awaitCreate's waiters, by the path of the create
 	waiting atomic.Int32               // len(creates): writes parse nothing while it is 0
+
+	gate     atomic.Pointer[chan struct{}] // open once go-zookeeper re-sent the watches (setwatches.go)
+	resent   atomic.Int64                  // setWatches requests written (setwatches.go)
+	gateOnce sync.Mutex
 }
 
 func newConnTracker(d zk.Dialer, log *slog.Logger) *connTracker {
@@ -101,8 +105,13 @@ type trackedConn struct {
 	r *bufio.Reader // only go-zookeeper's receiving goroutine reads
 }
 
-// Read reads through the buffer.
-func (c *trackedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+// Read reads through the buffer. The load of resent orders what go-zookeeper's receive loop
+// does with the bytes after its setWatches resend (see setwatches.go).
+func (c *trackedConn) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.t.resent.Load()
+	return n, err
+}
 
 // Write writes a frame (go-zookeeper writes each request in one call) and tells awaitCreate's
 // waiters when it was their create.
@@ -111,6 +120,7 @@ func (c *trackedConn) Write(p []byte) (int, error) {
 	if err == nil && c.t.waiting.Load() > 0 {
 		c.t.sawFrame(p)
 	}
+	c.t.sawSetWatches(p)
 	return n, err
 }
 

@@ -69,6 +69,9 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 	f.st = stateMachine{policy: cfg.errorPolicy, timeout: f.sessionTimeout, post: f.posted,
 		log: func(msg string, args ...any) { f.log.Warn(msg, args...) }}
 	f.st.init()
+	if cfg.tracer != nil {
+		f.hub.add(func(s ConnectionState) { cfg.tracer(Trace{Kind: TraceState, Name: s.String(), State: s}) })
+	}
 	f.wm = watchmgr.New(cfg.logger)
 	f.wmCB = f.wm.Callback()
 	if err := f.connect(servers); err != nil {
@@ -131,6 +134,16 @@ func (f *Framework) onZKEvent(ev zk.Event) {
 		var id int64
 		if c := f.zc.Load(); c != nil {
 			id = c.SessionID()
+		}
+		switch ev.State {
+		case zk.StateDisconnected:
+			if f.wm.Live() > 0 {
+				f.sockets.armSetWatches(true) // go-zookeeper re-sends them on the next session
+			}
+		case zk.StateHasSession:
+			if f.wm.Live() == 0 {
+				f.sockets.armSetWatches(false) // nothing to re-send: open
+			}
 		}
 		f.st.onEvent(ev, id)
 	}
@@ -206,6 +219,7 @@ func (f *Framework) Close() error {
 
 	f.st.close()
 	f.bgCancel()
+	f.passSetWatchesBeforeClose()
 	f.conn.Close() // sends closeSession and waits (at most ~1 s) for the answer
 	f.sockets.closeAll()
 	f.bg.Wait()
@@ -290,3 +304,15 @@ func (f *Framework) RequestsStarted() int64 { return f.requests.Load() }
 
 // Namespace returns the namespace ("" for none).
 func (f *Framework) Namespace() string { return f.cfg.namespace }
+
+// passSetWatchesBeforeClose lets go-zookeeper re-send its watches before the closeSession request
+// (which bypasses waitConnectedBounded) is queued behind them: see setwatches.go. Bounded by
+// closeWait; only while connected, since a connection that is down re-sends nothing.
+func (f *Framework) passSetWatchesBeforeClose() {
+	if f.conn.State() != zk.StateHasSession {
+		return
+	}
+	timer := time.NewTimer(closeWait)
+	defer timer.Stop()
+	_ = f.sockets.passSetWatches(context.Background(), timer.C)
+}

@@ -57,7 +57,8 @@ type OpResult struct {
 // Multi runs ops atomically: all apply or none. The error is the first failing op's error (see the
 // results for each op). A Multi retried after a connection loss may fail although its first attempt
 // applied (e.g. NodeExists): use CheckOp guards to make transactions idempotent.
-func (f *Framework) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
+func (f *Framework) Multi(ctx context.Context, ops ...Op) (_ []OpResult, err error) {
+	defer f.traceOp("multi", "", f.traceStart(), &err)
 	reqs, err := f.multiRequests(ops)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,8 @@ import (
 
 // Exists returns the node's Stat, or (nil, nil) when it does not exist. "/" is allowed.
 // On ctx end it returns ctx's error; after Close, ErrClosed.
-func (f *Framework) Exists(ctx context.Context, path string) (*Stat, error) {
+func (f *Framework) Exists(ctx context.Context, path string) (_ *Stat, err error) {
+	defer f.traceOp("exists", path, f.traceStart(), &err)
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, err
 	}
@@ -25,7 +26,8 @@ type getResult struct {
 }
 
 // Get returns the node's data and Stat (ErrNoNode when absent). "/" is allowed.
-func (f *Framework) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
+func (f *Framework) Get(ctx context.Context, path string) (_ []byte, _ *Stat, err error) {
+	defer f.traceOp("getData", path, f.traceStart(), &err)
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, err
 	}
@@ -41,7 +43,8 @@ func (f *Framework) Get(ctx context.Context, path string) ([]byte, *Stat, error)
 
 // Set replaces the node's data if its version matches (-1: any). ErrNoNode, ErrBadVersion.
 // A retried Set after a connection loss may report ErrBadVersion although the first attempt applied.
-func (f *Framework) Set(ctx context.Context, path string, data []byte, version int32) (*Stat, error) {
+func (f *Framework) Set(ctx context.Context, path string, data []byte, version int32) (_ *Stat, err error) {
+	defer f.traceOp("setData", path, f.traceStart(), &err)
 	if err := f.check(ctx, path, true); err != nil {
 		return nil, err
 	}
@@ -61,7 +64,8 @@ type childrenResult struct {
 }
 
 // Children lists the node's children (names, unsorted) and its Stat. "/" is allowed.
-func (f *Framework) Children(ctx context.Context, path string) ([]string, *Stat, error) {
+func (f *Framework) Children(ctx context.Context, path string) (_ []string, _ *Stat, err error) {
+	defer f.traceOp("getChildren", path, f.traceStart(), &err)
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, err
 	}
@@ -76,10 +80,11 @@ func (f *Framework) Children(ctx context.Context, path string) ([]string, *Stat,
 }
 
 // Sync asks the server this client is connected to to catch up with the leader for path.
-func (f *Framework) Sync(ctx context.Context, path string) error {
+func (f *Framework) Sync(ctx context.Context, path string) (err error) {
+	defer f.traceOp("sync", path, f.traceStart(), &err)
 	if err := f.check(ctx, path, false); err != nil {
 		return err
 	}
-	_, err := op(f, ctx, func() (string, error) { return f.conn.Sync(f.full(path)) })
+	_, err = op(f, ctx, func() (string, error) { return f.conn.Sync(f.full(path)) })
 	return err
 }

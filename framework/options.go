@@ -50,6 +50,7 @@ type config struct {
 	logger         *slog.Logger
 	dialer         zk.Dialer
 	zkOptions      []func(*zk.Conn)
+	tracer         func(Trace)
 	err            error
 }
 

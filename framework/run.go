@@ -54,19 +54,22 @@ func (f *Framework) retry(ctx context.Context, op func(ctx context.Context) erro
 	}))
 }
 
-// waitConnectedBounded waits until connected, at most the connection timeout (then the attempt is
-// made anyway and fails retryably), returning early on ctx (its error) or Close (ErrClosed).
+// waitConnectedBounded waits until a request may be sent: go-zookeeper has a session and has
+// re-sent its watches (setwatches.go). It returns early on ctx (its error) or Close (ErrClosed),
+// and after the connection timeout with a retryable error wrapping ErrNoServer, without sending:
+// a request queued on a connection that is down would be written on the next one before
+// go-zookeeper re-registers its watches, inside its data race on lastZxid.
 func (f *Framework) waitConnectedBounded(ctx context.Context) error {
-	if f.conn.State() == zk.StateHasSession {
+	if f.conn.State() == zk.StateHasSession && f.sockets.gate.Load() == nil {
 		return nil
 	}
 	timer := time.NewTimer(f.cfg.connTimeout)
 	defer timer.Stop()
 	for {
-		state, _, connected := f.st.snapshot()
-		if state.IsConnected() || f.conn.State() == zk.StateHasSession {
-			return nil
+		if f.conn.State() == zk.StateHasSession {
+			return f.sockets.passSetWatches(ctx, timer.C)
 		}
+		_, _, connected := f.st.snapshot()
 		select {
 		case <-connected:
 		case <-ctx.Done():
@@ -74,7 +77,8 @@ func (f *Framework) waitConnectedBounded(ctx context.Context) error {
 		case <-f.quit:
 			return ErrClosed
 		case <-timer.C:
-			return nil
+			return fmt.Errorf("framework: not connected within %v, tried %s: %w",
+				f.cfg.connTimeout, f.sockets.noServer(f.servers), ErrNoServer)
 		}
 	}
 }

@@ -62,7 +62,8 @@ type getResultW struct {
 // GetW returns the node's data and Stat and a watch that fires on change or delete. On ErrNoNode no
 // watch is set. It sets no new go-zookeeper watch while one on the same node is live (it shares
 // it); a watch is counted (Watches) even if ctx ended before the reply.
-func (f *Framework) GetW(ctx context.Context, path string) ([]byte, *Stat, *watchmgr.Watch, error) {
+func (f *Framework) GetW(ctx context.Context, path string) (_ []byte, _ *Stat, _ *watchmgr.Watch, err error) {
+	defer f.traceOp("getDataW", path, f.traceStart(), &err)
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, nil, err
 	}
@@ -83,7 +84,8 @@ func (f *Framework) GetW(ctx context.Context, path string) ([]byte, *Stat, *watc
 // ExistsW returns the node's Stat (nil when absent) and a watch that fires on create, change or
 // delete, shared like GetW's. Prefer GetW on a node that exists: an exists watch on a missing node
 // stays on the server until the node appears or the session ends.
-func (f *Framework) ExistsW(ctx context.Context, path string) (*Stat, *watchmgr.Watch, error) {
+func (f *Framework) ExistsW(ctx context.Context, path string) (_ *Stat, _ *watchmgr.Watch, err error) {
+	defer f.traceOp("existsW", path, f.traceStart(), &err)
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, err
 	}
@@ -109,7 +111,8 @@ func (f *Framework) ExistsW(ctx context.Context, path string) (*Stat, *watchmgr.
 
 // ChildrenW lists the children and returns a watch that fires on a child change or delete of the
 // node, shared like GetW's. On ErrNoNode no watch is set.
-func (f *Framework) ChildrenW(ctx context.Context, path string) ([]string, *Stat, *watchmgr.Watch, error) {
+func (f *Framework) ChildrenW(ctx context.Context, path string) (_ []string, _ *Stat, _ *watchmgr.Watch, err error) {
+	defer f.traceOp("getChildrenW", path, f.traceStart(), &err)
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, nil, err
 	}

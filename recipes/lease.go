@@ -7,6 +7,7 @@ import (
 	"path"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 )
@@ -30,8 +31,10 @@ type Held interface {
 // does not keep the lock blocked behind a holder that has been told to stop.
 type node struct {
 	fw    *framework.Framework
+	lock  *Lock // the lock that issued it
 	path  string
 	token *token
+	since time.Time // when it was granted
 
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
@@ -41,11 +44,14 @@ type node struct {
 	endOnce   sync.Once
 }
 
-// newNode ties a granted node to its session epoch with context.AfterFunc, so no goroutine
-// waits for the epoch while the lock is held.
-func newNode(fw *framework.Framework, g grant, onEnd func()) *node {
+// newNode ties a node granted by lock to its session epoch with context.AfterFunc, so no
+// goroutine waits for the epoch while the lock is held. It counts in the lock's
+// IsAcquiredInThisProcess until it ends.
+func newNode(lock *Lock, g grant) *node {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	n := &node{fw: fw, path: g.path, token: g.token, ctx: ctx, cancel: cancel, onEnd: onEnd}
+	lock.held.Add(1)
+	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, since: time.Now(), ctx: ctx, cancel: cancel,
+		onEnd: func() { lock.held.Add(-1) }}
 	sess := g.session
 	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
 	return n
@@ -55,19 +61,23 @@ func newNode(fw *framework.Framework, g grant, onEnd func()) *node {
 // the background unless the owner released it meanwhile.
 func (n *node) lose(reason error) {
 	n.cancel(fmt.Errorf("%w: %s: %w", ErrLockLost, n.path, reason))
-	n.end()
+	if !n.end() {
+		return
+	}
+	n.lock.event(eventLost, n.path, time.Since(n.since), reason)
 	if !n.released.Load() {
 		n.fw.DeleteInBackground(n.path)
 	}
 }
 
-// end runs onEnd once.
-func (n *node) end() {
+// end runs onEnd once, and reports whether this call did.
+func (n *node) end() bool {
+	first := false
 	n.endOnce.Do(func() {
-		if n.onEnd != nil {
-			n.onEnd()
-		}
+		first = true
+		n.onEnd()
 	})
+	return first
 }
 
 // release deletes the node with a guaranteed delete bounded by ctx: if ctx ends first the
@@ -77,7 +87,9 @@ func (n *node) release(ctx context.Context) error {
 	n.released.Store(true)
 	n.stopWatch()
 	n.cancel(fmt.Errorf("%w: %s", ErrReleased, n.path))
-	n.end()
+	if n.end() {
+		n.lock.event(eventReleased, n.path, time.Since(n.since), nil)
+	}
 	err := n.fw.Delete(ctx, n.path, framework.Guaranteed())
 	switch {
 	case err == nil, errors.Is(err, framework.ErrNoNode):
@@ -146,7 +158,6 @@ func (n *node) Data(ctx context.Context) ([]byte, error) {
 // deleted in the background; Release is still allowed and returns nil.
 type Lease struct {
 	*node
-	owner *Lock // the lock that issued the lease
 
 	mu    sync.Mutex
 	count int // acquisitions not yet released; 0 once fully released
@@ -154,10 +165,7 @@ type Lease struct {
 
 // newLease wraps a grant of owner's in a lease with one acquisition.
 func newLease(owner *Lock, g grant) *Lease {
-	owner.held.Add(1)
-	l := &Lease{owner: owner, count: 1}
-	l.node = newNode(owner.fw, g, func() { owner.held.Add(-1) })
-	return l
+	return &Lease{node: newNode(owner, g), count: 1}
 }
 
 // Reenter counts one more acquisition of a lease that is still held, with no ZooKeeper

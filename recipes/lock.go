@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -29,6 +30,8 @@ type Lock struct {
 	opts  lockOptions
 	input *inputWatch // the driver's input node, or nil
 	held  atomic.Int64
+
+	warnedDepth atomic.Bool // checkDepth warned once
 }
 
 // LockOption configures a Lock or a recipe built on one.
@@ -87,6 +90,9 @@ func NewLock(fw *framework.Framework, path string, drv driver.Driver, opts ...Lo
 	if l.opts.err != nil {
 		return nil, l.opts.err
 	}
+	if l.opts.data == nil && len(fw.DefaultData()) == 0 {
+		l.opts.data = processIdentity()
+	}
 	if in, ok := drv.(driver.InputDriver); ok && in.Input() != "" {
 		if err := framework.ValidatePath(in.Input()); err != nil {
 			return nil, err
@@ -138,10 +144,12 @@ func (l *Lock) acquireLease(ctx context.Context, drv driver.Driver, try bool) (*
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	g, err := l.acquire(ctx, drv, try)
 	if err != nil {
 		return nil, fmt.Errorf("recipes: acquire %s: %w", l.path, err)
 	}
+	l.event(eventAcquired, g.path, time.Since(start), nil)
 	lease := newLease(l, g)
 	if l.opts.revoke != nil {
 		fn := l.opts.revoke

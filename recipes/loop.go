@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"runtime"
-	"slices"
+	"sync"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/driver"
@@ -67,6 +66,7 @@ type contender struct {
 	name      string // its last segment
 	createdBy int64  // the session that created it
 	try       bool
+	queued    bool // the queued event was reported
 }
 
 // wait decides on children, a listing taken in epoch sess, and waits and lists again until
@@ -76,6 +76,9 @@ type contender struct {
 func (c *contender) wait(ctx context.Context, sess *framework.Session, children []string, err error) (grant, error) {
 	for {
 		if err != nil {
+			return grant{}, c.lock.probeDepth(ctx, c.name, err)
+		}
+		if err := c.lock.checkDepth(children); err != nil {
 			return grant{}, err
 		}
 		held, err := c.step(ctx, children)
@@ -113,6 +116,12 @@ func (c *contender) step(ctx context.Context, children []string) (bool, error) {
 		return false, fmt.Errorf("%w: %s", ErrLocked, c.lock.path)
 	case ctx.Err() != nil:
 		return false, ctx.Err()
+	}
+	if !c.queued {
+		c.queued = true
+		c.lock.event(eventQueued, c.path, 0, nil)
+	}
+	switch {
 	case dec.WatchDir:
 		return c.waitDir(ctx, changed)
 	}
@@ -221,47 +230,9 @@ func (l *Lock) abandon(ctx context.Context, p string) {
 	}
 }
 
-// listing is a create followed by a listing of the directory.
-type listing struct {
-	Path     string
-	Session  *framework.Session
-	Children []string
-	Parent   *framework.Stat
-}
-
-// createAndList sends the create and, right behind it on the same session, the listing.
-// ZooKeeper answers one session's requests in order, so the listing normally contains our
-// node already. If it overtook the create, it lists again. Path is empty only when the create
-// failed.
-func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (listing, error) {
-	type created struct {
-		p   string
-		err error
-	}
-	sess := l.fw.Session()
-	ch := make(chan created, 1)
-	sent := l.fw.RequestsStarted()
-	go func() {
-		p, err := l.create(ctx, drv)
-		ch <- created{p, err}
-	}()
-	for i := 0; i < 64 && l.fw.RequestsStarted() == sent; i++ {
-		runtime.Gosched()
-	}
-	runtime.Gosched()
-	children, parent, lerr := l.fw.Children(ctx, l.path)
-	r := <-ch
-	if r.err != nil {
-		return listing{}, r.err
-	}
-	if lerr != nil || !slices.Contains(children, path.Base(r.p)) {
-		children, parent, lerr = l.fw.Children(ctx, l.path)
-	}
-	return listing{Path: r.p, Session: sess, Children: children, Parent: parent}, lerr
-}
-
-// create makes our contender node: protected, ephemeral, parents as containers.
-func (l *Lock) create(ctx context.Context, drv driver.Driver) (string, error) {
+// createAndList creates our contender node (protected, ephemeral, parents as containers) and
+// lists the directory right behind the create, in one round trip (framework.CreateAndList).
+func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.CreateListing, error) {
 	spec := drv.Node()
 	name := path.Join(l.path, drv.LockName()+spec.Fixed)
 	mode := framework.EphemeralSequential
@@ -272,10 +243,13 @@ func (l *Lock) create(ctx context.Context, drv driver.Driver) (string, error) {
 	if data == nil {
 		data = l.nodeData()
 	}
-	return l.fw.Create(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
+	return l.fw.CreateAndList(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
 }
 
-// nodeData is the data of our nodes: WithNodeData's, else the framework's default.
-func (l *Lock) nodeData() []byte {
-	return l.opts.data
-}
+// nodeData is the data of our nodes: WithNodeData's, else the framework's default data when it
+// has some (framework.WithDefaultData: nil here), else this process's Identity. NewLock settles
+// which, once.
+func (l *Lock) nodeData() []byte { return l.opts.data }
+
+// processIdentity is NewIdentity("").Encode(), computed once.
+var processIdentity = sync.OnceValue(func() []byte { return NewIdentity("").Encode() })

@@ -92,7 +92,7 @@ func (r *ReadLock) Downgrade(ctx context.Context, write *Lease) (*Lease, error) 
 	switch {
 	case write == nil:
 		return nil, fmt.Errorf("%w: nil write lease", ErrInvalidArgument)
-	case write.owner.path != r.path || write.owner.drv.LockName() != driver.WriteLockName || write.owner.fw != r.fw:
+	case write.lock.path != r.path || write.lock.drv.LockName() != driver.WriteLockName || write.lock.fw != r.fw:
 		return nil, fmt.Errorf("%w: %s is not a write lease of %s", ErrForeignLease, write.Path(), r.path)
 	case !write.outstanding():
 		return nil, fmt.Errorf("%w: %s", ErrNotHeld, write.Path())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -116,6 +117,7 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, n int, try bool) 
 	if s.countPath != "" {
 		drv = driver.SharedSemaphore(s.countPath, n)
 	}
+	start := time.Now()
 	grants := make([]grant, 0, n)
 	err := retry.Do(ctx, s.fw.RetryPolicy(), classifyLease, func(ctx context.Context) error {
 		grants = s.dropEnded(ctx, grants)
@@ -129,6 +131,7 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, n int, try bool) 
 	}
 	leases := make([]*SemaphoreLease, len(grants))
 	for i, g := range grants {
+		s.leases.event(eventAcquired, g.path, time.Since(start), nil)
 		leases[i] = newSemaphoreLease(s.leases, g)
 	}
 	return leases, nil
@@ -188,8 +191,7 @@ func (s *InterProcessSemaphoreV2) dropEnded(ctx context.Context, grants []grant)
 
 // newSemaphoreLease wraps a lease grant.
 func newSemaphoreLease(owner *Lock, g grant) *SemaphoreLease {
-	owner.held.Add(1)
-	return &SemaphoreLease{node: newNode(owner.fw, g, func() { owner.held.Add(-1) })}
+	return &SemaphoreLease{node: newNode(owner, g)}
 }
 
 // ReturnAll releases leases in reverse order, going on past errors, and returns them joined,

@@ -3,6 +3,7 @@ package recipes_test
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -157,4 +158,30 @@ func TestSyncLocker(t *testing.T) {
 	if sl.Lease() != nil {
 		t.Fatal("a lease is left after the last Unlock")
 	}
+}
+
+// A lock node says who holds it by default: this process's Identity (host, pid), which
+// zklock holders shows and NodeOrigin tells from Curator's IP address. A framework default
+// data, when set, wins.
+func TestDefaultNodeDataIsIdentity(t *testing.T) {
+	zk := server(t)
+	p := lockPath(t)
+	fw := connect(t, zk.Servers())
+	l := mustAcquire(t, mustMutex(t, fw, p), 10*time.Second)
+	data, err := l.Data(ctxFor(t, 5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := recipes.ParseIdentity(data)
+	if !ok || id.PID != os.Getpid() || recipes.NodeOrigin(data) != recipes.OriginGo {
+		t.Fatalf("default node data %q: identity %+v, %v", data, id, ok)
+	}
+	mustRelease(t, l)
+
+	fd := connect(t, zk.Servers(), framework.WithDefaultData([]byte("10.1.2.3")))
+	l = mustAcquire(t, mustMutex(t, fd, p), 10*time.Second)
+	if data, err := l.Data(ctxFor(t, 5*time.Second)); err != nil || string(data) != "10.1.2.3" {
+		t.Fatalf("with framework default data: %q, %v", data, err)
+	}
+	mustRelease(t, l)
 }

@@ -64,9 +64,11 @@ func Do(ctx context.Context, p Policy, classify func(error) Class, op func(ctx c
 	return loop(ctx, p, classify, op, &cfg)
 }
 
-// loop is the body of Do once its arguments are checked.
+// loop is the body of Do once its arguments are checked. The policy's BackOff is made at the
+// first failure only: most operations succeed at once and then cost no allocation for it.
 func loop(ctx context.Context, p Policy, classify func(error) Class, op func(context.Context) error, cfg *doConfig) error {
-	b := p.NewBackOff()
+	var b backoff.BackOff
+	made := false
 	for {
 		err := op(ctx)
 		if err == nil {
@@ -77,6 +79,9 @@ func loop(ctx context.Context, p Policy, classify func(error) Class, op func(con
 		}
 		if ctx.Err() != nil {
 			return interrupted(ctx, err)
+		}
+		if !made {
+			b, made = p.NewBackOff(), true
 		}
 		next := backoff.Stop
 		if b != nil {

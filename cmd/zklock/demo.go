@@ -2,24 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"slices"
-	"strings"
+	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // demoConfig is what `zklock demo` runs.
 type demoConfig struct {
-	servers string
 	path    string
 	workers int
 	rounds  int
@@ -27,153 +23,190 @@ type demoConfig struct {
 	quiet   bool
 }
 
-// runDemo parses the demo's flags and runs it, writing to out.
-func runDemo(ctx context.Context, args []string, out io.Writer, env func(string) string) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(out)
-	var c demoConfig
-	fs.StringVar(&c.servers, "servers", env("ZK_SERVERS"), "ZooKeeper servers, comma separated (default $ZK_SERVERS; empty: start a local one)")
-	fs.StringVar(&c.path, "path", "/zkrecipes-demo/lock", "lock path")
-	fs.IntVar(&c.workers, "workers", 4, "contending workers, each with its own session")
-	fs.IntVar(&c.rounds, "rounds", 10, "acquisitions per worker")
-	fs.DurationVar(&c.work, "work", 20*time.Millisecond, "longest critical section (random up to this)")
-	fs.BoolVar(&c.quiet, "quiet", false, "print only the summary")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if c.workers < 1 || c.rounds < 1 || c.work < 0 {
-		return fmt.Errorf("demo: -workers and -rounds must be at least 1 and -work not negative")
-	}
-	servers := splitServers(c.servers)
-	if len(servers) == 0 {
-		fmt.Fprintln(out, "ZK_SERVERS is not set: starting a local ZooKeeper (zktest)...")
-		zk, err := zktest.Launch()
-		if err != nil {
-			return err
-		}
-		defer zk.Close()
-		servers = zk.Servers()
-		fmt.Fprintf(out, "local ZooKeeper on %s\n", strings.Join(servers, ","))
-	}
-	return demo(ctx, c, servers, out)
-}
-
-func splitServers(s string) []string {
-	var out []string
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
-// demoStats is what the workers share: a holder counter that must never pass
-// one, per-worker counts, and handoff latencies.
-type demoStats struct {
-	holders, maxHolders atomic.Int32
-	lastRelease         atomic.Int64 // unix nanos of the last release
-	mu                  sync.Mutex
-	handoffs            []time.Duration
-	counts              []int
-	out                 io.Writer
-	quiet               bool
-}
-
-func demo(ctx context.Context, c demoConfig, servers []string, out io.Writer) error {
-	st := &demoStats{counts: make([]int, c.workers), out: out, quiet: c.quiet}
-	fws := make([]*framework.Framework, c.workers)
-	for i := range fws {
-		fw, err := framework.New(servers, framework.WithSessionTimeout(10*time.Second))
-		if err != nil {
-			return err
-		}
-		defer fw.Close()
-		fw.AddListener(func(s framework.ConnectionState) { st.say("worker %d: connection %s", i, s) })
-		if err := fw.WaitConnected(ctx); err != nil {
-			return err
-		}
-		fws[i] = fw
-	}
-	errs := make(chan error, c.workers)
-	for i, fw := range fws {
-		go func() { errs <- st.worker(ctx, i, fw, c) }()
-	}
-	var first error
-	for range fws {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
-	}
-	st.summary(c)
-	return first
-}
-
-func (st *demoStats) worker(ctx context.Context, id int, fw *framework.Framework, c demoConfig) error {
-	m, err := recipes.NewMutex(fw, c.path, recipes.WithNodeData([]byte(fmt.Sprintf("worker-%d", id))))
+// runDemo is `zklock demo`: without servers it starts a local ZooKeeper,
+// and then also shows a lost lock (one worker's session is expired through
+// a proxy in front of that server).
+func runDemo(ctx context.Context, g *globals, args []string, std stdio) error {
+	c, err := parseDemo(g, args)
 	if err != nil {
+		return helpOrUsage(err, "demo", std)
+	}
+	var local *zktest.Cluster
+	if len(g.serverList()) == 0 {
+		fmt.Fprintln(std.out, "no --servers and no $ZK_SERVERS: starting a local ZooKeeper (zktest)...")
+		if local, err = zktest.Launch(); err != nil {
+			return withCode(exitFailure, fmt.Errorf("starting a local ZooKeeper: %w", err))
+		}
+		defer local.Close()
+		g.servers = local.ConnectString()
+		fmt.Fprintf(std.out, "local ZooKeeper on %s\n", g.servers)
+	}
+	d := &demo{cfg: c, g: g, io: std, fence: &fence{path: c.path + "-resource"}}
+	d.stats.init(c.workers)
+	if err := d.connectWorkers(ctx, local); err != nil {
 		return err
 	}
-	for r := 0; r < c.rounds; r++ {
-		lease, err := m.Acquire(ctx)
-		if err != nil {
-			return fmt.Errorf("worker %d: %w", id, err)
-		}
-		st.acquired(id, lease)
-		if c.work > 0 {
-			select {
-			case <-time.After(rand.N(c.work)):
-			case <-lease.Done():
-				st.say("worker %d: lock may be lost: %v", id, lease.Err())
+	defer d.close()
+	if err := d.fence.ensure(ctx, d.workers[0].fw); err != nil {
+		return err
+	}
+	if local == nil && !c.quiet {
+		fmt.Fprintln(std.out, "(the lost-lock scene needs the local server: run without --servers to see it)")
+	}
+	err = d.run(ctx)
+	d.summary()
+	if err == nil {
+		err = d.verdict()
+	}
+	return err
+}
+
+func parseDemo(g *globals, args []string) (demoConfig, error) {
+	c := demoConfig{path: "/zkrecipes-demo/lock", workers: 4, rounds: 10, work: 20 * time.Millisecond}
+	pos, err := parseInterleaved(demoFlags(g, &c), args)
+	switch {
+	case err != nil:
+		return c, err
+	case len(pos) > 0:
+		return c, fmt.Errorf("unexpected arguments %q", pos)
+	case c.workers < 1 || c.rounds < 1 || c.work < 0:
+		return c, errors.New("--workers and --rounds must be at least 1 and --work not negative")
+	}
+	return c, framework.ValidatePath(c.path)
+}
+
+// demoFlags is demo's FlagSet, filling c.
+func demoFlags(g *globals, c *demoConfig) *flag.FlagSet {
+	fs := g.flagSet("demo")
+	fs.StringVar(&c.path, "path", c.path, "")
+	fs.IntVar(&c.workers, "workers", c.workers, "")
+	fs.IntVar(&c.rounds, "rounds", c.rounds, "")
+	fs.DurationVar(&c.work, "work", c.work, "")
+	fs.BoolVar(&c.quiet, "quiet", false, "")
+	return fs
+}
+
+// demo is one run: its workers, the shared resource and the statistics.
+type demo struct {
+	cfg     demoConfig
+	g       *globals
+	io      stdio
+	fence   *fence
+	workers []*worker
+	stats   demoStats
+	// loss, when set, expires worker 0's session once, mid-hold.
+	loss *lossScene
+}
+
+// connectWorkers gives each worker its own session. With a local server,
+// worker 0 connects through a proxy so that its session can be expired.
+func (d *demo) connectWorkers(ctx context.Context, local *zktest.Cluster) error {
+	fmt.Fprintf(d.io.out, "connecting %d workers to %s, each with its own session\n", d.cfg.workers, d.g.servers)
+	for i := 0; i < d.cfg.workers; i++ {
+		g := *d.g
+		if i == 0 && local != nil && d.cfg.workers > 1 {
+			p, err := zktest.OpenProxy(local.Servers()[0])
+			if err != nil {
+				return err
 			}
+			d.loss = &lossScene{proxy: p, server: local.Servers()[0], expired: make(chan struct{})}
+			g.servers = p.Addr()
 		}
-		st.holders.Add(-1)
-		st.lastRelease.Store(time.Now().UnixNano())
-		if err := lease.Release(ctx); err != nil {
-			return fmt.Errorf("worker %d: %w", id, err)
+		quiet := stdio{out: d.io.out, err: discardUnlessVerbose(d.g.verbose, d.io.err), getenv: d.io.getenv}
+		fw, err := g.connect(ctx, "demo", quiet)
+		if err != nil {
+			return err
 		}
+		d.workers = append(d.workers, &worker{id: i, fw: fw, d: d})
+		fw.AddListener(func(s framework.ConnectionState) { d.say("worker %d: connection %s", i, s) })
 	}
 	return nil
 }
 
-func (st *demoStats) acquired(id int, lease *recipes.Lease) {
-	n := st.holders.Add(1)
-	for old := st.maxHolders.Load(); n > old && !st.maxHolders.CompareAndSwap(old, n); old = st.maxHolders.Load() {
+func (d *demo) close() {
+	for _, w := range d.workers {
+		w.fw.Close()
 	}
-	var handoff time.Duration
-	if last := st.lastRelease.Load(); last != 0 {
-		handoff = time.Since(time.Unix(0, last))
+	if d.loss != nil {
+		d.loss.proxy.Close()
 	}
-	st.mu.Lock()
-	st.counts[id]++
-	if handoff > 0 {
-		st.handoffs = append(st.handoffs, handoff)
-	}
-	st.mu.Unlock()
-	token, _ := lease.Token(context.Background())
-	st.say("worker %d holds %s  token=%d  holders=%d", id, lease.Path(), token, n)
 }
 
-func (st *demoStats) say(format string, args ...any) {
-	if st.quiet {
-		return
+// run starts the workers and waits for all of them.
+func (d *demo) run(ctx context.Context) error {
+	errs := make(chan error, len(d.workers))
+	for _, w := range d.workers {
+		go func() { errs <- w.run(ctx) }()
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	fmt.Fprintf(st.out, format+"\n", args...)
+	var first error
+	for range d.workers {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
-func (st *demoStats) summary(c demoConfig) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	fmt.Fprintf(st.out, "\nsummary: %d workers x %d rounds on %s\n", c.workers, c.rounds, c.path)
-	for i, n := range st.counts {
-		fmt.Fprintf(st.out, "  worker %d: %d acquisitions\n", i, n)
-	}
-	fmt.Fprintf(st.out, "  most holders at once: %d (must be 1)\n", st.maxHolders.Load())
-	if len(st.handoffs) > 0 {
-		slices.Sort(st.handoffs)
-		fmt.Fprintf(st.out, "  median handoff (release -> next acquire): %v over %d handoffs\n",
-			st.handoffs[len(st.handoffs)/2].Round(time.Microsecond), len(st.handoffs))
+// say prints a line unless --quiet.
+func (d *demo) say(format string, args ...any) {
+	if !d.cfg.quiet {
+		d.stats.print(d.io.out, format, args...)
 	}
 }
+
+// summary prints what happened; verdict fails the run if exclusion broke.
+func (d *demo) summary() {
+	s := &d.stats
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := d.io.out
+	fmt.Fprintf(out, "\nsummary: %d workers x %d rounds on %s\n", d.cfg.workers, d.cfg.rounds, d.cfg.path)
+	for i, n := range s.counts {
+		fmt.Fprintf(out, "  worker %d: %d acquisitions\n", i, n)
+	}
+	fmt.Fprintf(out, "  most holders at once in this process: %d (must be 1)\n", s.maxHolders.Load())
+	fmt.Fprintf(out, "  fenced resource %s: %d writes, %d overlapping holders detected (must be 0), %d stale writes refused\n",
+		d.fence.path, d.fence.writes.Load(), d.fence.overlaps.Load(), d.fence.stale.Load())
+	fmt.Fprintf(out, "  leases lost while held: %d\n", s.lost.Load())
+	if h := s.medianHandoff(); h > 0 {
+		fmt.Fprintf(out, "  median handoff (release -> next acquire): %v over %d handoffs\n", h, len(s.handoffs))
+	}
+}
+
+func (d *demo) verdict() error {
+	if d.stats.maxHolders.Load() > 1 || d.fence.overlaps.Load() > 0 {
+		return errors.New("mutual exclusion was broken")
+	}
+	return nil
+}
+
+// discardUnlessVerbose hides the per-worker "connecting to" lines.
+func discardUnlessVerbose(verbose bool, w io.Writer) io.Writer {
+	if verbose {
+		return w
+	}
+	return io.Discard
+}
+
+// lossScene expires one worker's session for real, once.
+type lossScene struct {
+	proxy   *zktest.Proxy
+	server  string
+	done    bool          // worker 0's own: the scene ran
+	expired chan struct{} // closed once the session was expired (or worker 0 ended)
+	once    sync.Once
+}
+
+// markExpired lets the other workers run their last round.
+func (l *lossScene) markExpired() { l.once.Do(func() { close(l.expired) }) }
+
+// expire ends the session the proxy's client holds, on the server itself.
+func (l *lossScene) expire(ctx context.Context) error {
+	id, passwd := l.proxy.Session()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return zktest.ExpireSession(ctx, l.server, id, passwd)
+}
+
+// pid is this process's id, to tell our workers from other demos'.
+var pid = os.Getpid()

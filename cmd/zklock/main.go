@@ -1,37 +1,114 @@
-// Command zklock runs zkrecipes' locks from the shell.
+// Command zklock runs commands under ZooKeeper locks that share Apache
+// Curator 5's znode layout, lists lock holders, and demonstrates the locks.
 //
-//	zklock demo [-servers host:port,...] [-workers 4] [-rounds 10]
+//	zklock exec [--read | --write | --semaphore N] [--timeout D] [--try] PATH -- CMD ARGS...
+//	zklock holders PATH [--json]
+//	zklock revoke NODE
+//	zklock demo
+//	zklock help [COMMAND]
 //
-// demo runs contending workers, each in its own ZooKeeper session, on one
-// InterProcessMutex, prints who holds the lock with its fencing token, and
-// ends with a summary. Without -servers or $ZK_SERVERS it starts a local
-// ZooKeeper through zktest (Debian's zookeeper package must be installed).
+// Servers come from --servers or $ZK_SERVERS. Run 'zklock help' for the
+// flags and the exit codes.
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "zklock:", err)
-		os.Exit(1)
+	env := stdio{out: os.Stdout, err: os.Stderr, getenv: os.Getenv}
+	code := exitCode(reportErr(env.err, run(ctx, os.Args[1:], env)))
+	stop()
+	os.Exit(code)
+}
+
+// stdio is where a command writes and how it reads the environment.
+type stdio struct {
+	out, err io.Writer
+	getenv   func(string) string
+}
+
+// command is one zklock subcommand.
+type command struct {
+	name  string
+	short string // one line for the command list
+	usage string // the full help: synopsis, description, example
+	run   func(ctx context.Context, g *globals, args []string, io stdio) error
+}
+
+// commands lists zklock's subcommands in the order help shows them.
+func commands() []command {
+	return []command{
+		{"exec", "run a command while holding a lock, a read or write lock, or a semaphore lease", execUsage, runExec},
+		{"holders", "list a lock's holders, then its queue", holdersUsage, runHolders},
+		{"revoke", "ask the holder of a lock node to release it", revokeUsage, runRevoke},
+		{"demo", "contending workers on one lock, a lost lock and a fenced resource", demoUsage, runDemo},
 	}
 }
 
-func run(ctx context.Context, args []string) error {
+// run parses the global flags and dispatches to the command.
+func run(ctx context.Context, args []string, io stdio) error {
+	g := newGlobals(io.getenv)
+	fs := g.flagSet("zklock")
+	if err := fs.Parse(args); err != nil {
+		return helpOrUsage(err, "", io)
+	}
+	args = fs.Args()
 	if len(args) == 0 {
-		return fmt.Errorf("usage: zklock demo [flags]")
+		fmt.Fprint(io.err, mainUsage())
+		return usageErr("", "no command given")
 	}
-	switch args[0] {
-	case "demo":
-		return runDemo(ctx, args[1:], os.Stdout, os.Getenv)
-	default:
-		return fmt.Errorf("unknown command %q (want: demo)", args[0])
+	name, rest := args[0], args[1:]
+	if name == "help" {
+		return runHelp(rest, io)
 	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, g, rest, io)
+		}
+	}
+	return usageErr("", "unknown command %q (commands: exec, holders, revoke, demo, help)", name)
+}
+
+// runHelp prints the main usage or one command's, to stdout.
+func runHelp(args []string, io stdio) error {
+	if len(args) == 0 {
+		fmt.Fprint(io.out, mainUsage())
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			fmt.Fprint(io.out, c.usage+"\n"+globalFlagsHelp+"\nExit codes: see 'zklock help'.\n")
+			return nil
+		}
+	}
+	return usageErr("", "no help for unknown command %q", args[0])
+}
+
+// helpOrUsage turns a flag parsing error into the usage on stdout and exit
+// 0 for -h/--help, or a usage error.
+func helpOrUsage(err error, cmd string, io stdio) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return runHelp([]string{cmd}[:min(len(cmd), 1)], io)
+	}
+	return usageErr(cmd, "%v", err)
+}
+
+// reportErr prints err on w unless it carries no message, and returns it.
+func reportErr(w io.Writer, err error) error {
+	var ee *exitError
+	if err == nil || (errors.As(err, &ee) && ee.err == nil) {
+		return err
+	}
+	fmt.Fprintln(w, "zklock:", err)
+	return err
 }

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// child is the command exec runs, leading its own process group so that a
+// signal reaches it and everything it started, and nothing else.
+type child struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed once the command exited and was reaped
+	err  error         // cmd.Wait's error, valid after done
+}
+
+// startChild starts argv with env added to ours, sharing our stdio.
+func startChild(argv, env []string) (*child, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if errors.Is(cmd.Err, exec.ErrNotFound) {
+		return nil, withCode(exitNotFound, fmt.Errorf("command not found: %s", argv[0]))
+	}
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = childSysProcAttr()
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return nil, withCode(exitNotFound, fmt.Errorf("command not found: %w", err))
+		}
+		return nil, withCode(exitCannotRun, fmt.Errorf("cannot run %s: %w", argv[0], err))
+	}
+	c := &child{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		c.err = cmd.Wait()
+		close(c.done)
+	}()
+	return c, nil
+}
+
+// signal sends sig to the child's process group (its pgid is its pid).
+func (c *child) signal(sig syscall.Signal) {
+	if err := syscall.Kill(-c.cmd.Process.Pid, sig); err != nil {
+		_ = c.cmd.Process.Signal(sig) // the group is gone; the leader may not be reaped yet
+	}
+}
+
+// exitCode is the command's exit code as a shell reports it: its status, or
+// 128+N when signal N ended it.
+func (c *child) exitCode() int {
+	st := c.cmd.ProcessState
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+// stopLeftovers ends what is left of the process group once its leader
+// exited (a command's background jobs must not outlive the lock): SIGTERM,
+// then SIGKILL after grace. It polls, as a process group cannot be waited
+// on from outside.
+func (c *child) stopLeftovers(grace time.Duration) {
+	pgid := c.cmd.Process.Pid
+	if syscall.Kill(-pgid, 0) != nil {
+		return
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		if syscall.Kill(-pgid, 0) != nil {
+			return
+		}
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"flag"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHelpExitsZero(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help"}, "Commands:"},
+		{[]string{"-h"}, "Commands:"},
+		{[]string{"--help"}, "Exit codes:"},
+		{[]string{"help", "exec"}, "ZKLOCK_TOKEN"},
+		{[]string{"exec", "-h"}, "Usage: zklock exec"},
+		{[]string{"exec", "--help"}, "Examples:"},
+		{[]string{"help", "holders"}, "Usage: zklock holders"},
+		{[]string{"holders", "-h"}, "zklock holders /locks/backup"},
+		{[]string{"revoke", "--help"}, "Usage: zklock revoke"},
+		{[]string{"demo", "-h"}, "Usage: zklock demo"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := runZklock(t, tt.args...)
+			if code != exitOK || !strings.Contains(out, tt.want) {
+				t.Fatalf("exit %d, stdout lacks %q:\n%s\nstderr:\n%s", code, tt.want, out, errOut)
+			}
+		})
+	}
+}
+
+// Every documented exit code that needs no server, and the message.
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "no command"},
+		{"unknown command", []string{"elect", "/p"}, `unknown command "elect"`},
+		{"unknown flag", []string{"exec", "--bogus", "/p", "--", "true"}, "bogus"},
+		{"no dashes", []string{"--servers", "127.0.0.1:1", "exec", "/p", "true"}, "missing '--'"},
+		{"no command after dashes", []string{"--servers", "127.0.0.1:1", "exec", "/p", "--"}, "no command after"},
+		{"two paths", []string{"--servers", "127.0.0.1:1", "exec", "/p", "/q", "--", "true"}, "one lock PATH"},
+		{"read and write", []string{"--servers", "127.0.0.1:1", "exec", "--read", "--write", "/p", "--", "true"}, "exclude each other"},
+		{"negative semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--semaphore", "-1", "/p", "--", "true"}, "--semaphore -1"},
+		{"no servers", []string{"exec", "/p", "--", "true"}, "ZK_SERVERS"},
+		{"bad policy", []string{"--servers", "127.0.0.1:1", "--error-policy", "x", "holders", "/p"}, "--error-policy"},
+		{"bad auth", []string{"--servers", "127.0.0.1:1", "--auth", "nopassword", "holders", "/p"}, "user:password"},
+		{"bad namespace", []string{"--servers", "127.0.0.1:1", "--namespace", "a//b", "holders", "/p"}, "namespace"},
+		{"bad timeout", []string{"--servers", "127.0.0.1:1", "--session-timeout", "0s", "holders", "/p"}, "must be positive"},
+		{"revocable semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--revocable", "--semaphore", "2", "/p", "--", "true"}, "--revocable"},
+		{"holders without path", []string{"--servers", "127.0.0.1:1", "holders"}, "one lock PATH"},
+		{"revoke without node", []string{"--servers", "127.0.0.1:1", "revoke"}, "one lock NODE"},
+		{"demo with argument", []string{"demo", "extra"}, "unexpected arguments"},
+		{"help for unknown", []string{"help", "elect"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runZklock(t, tt.args...)
+			if code != exitUsage || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("exit %d (want %d), stderr lacks %q:\n%s", code, exitUsage, tt.want, errOut)
+			}
+			if strings.Contains(errOut, "connecting to") {
+				t.Fatalf("a usage error connected first:\n%s", errOut)
+			}
+		})
+	}
+}
+
+// A wrong address fails within --connect-timeout, naming the address.
+func TestConnectFailure(t *testing.T) {
+	for _, cmd := range [][]string{{"holders", "/p"}, {"exec", "/p", "--", "true"}, {"revoke", "/p/n"}} {
+		t.Run(cmd[0], func(t *testing.T) {
+			args := append([]string{"--servers", "127.0.0.1:1", "--connect-timeout", "1s"}, cmd...)
+			p := startZklock(t, args...)
+			code := p.wait(t, 30*time.Second)
+			errOut := p.stderr.String()
+			if code != exitConnect {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitConnect, errOut)
+			}
+			first, _, _ := strings.Cut(errOut, "\n")
+			if !strings.Contains(first, "connecting to 127.0.0.1:1") || !strings.Contains(errOut, "no ZooKeeper session with 127.0.0.1:1 within --connect-timeout 1s") {
+				t.Fatalf("stderr does not say what it tried:\n%s", errOut)
+			}
+		})
+	}
+}
+
+// Every flag a command accepts is in its help, and every global flag in
+// the global flags' help.
+func TestUsageListsEveryFlag(t *testing.T) {
+	g := newGlobals(func(string) string { return "" })
+	sets := []struct {
+		usage string
+		fs    *flag.FlagSet
+	}{
+		{globalFlagsHelp, g.flagSet("zklock")},
+		{execUsage, execFlags(g, &execOptions{})},
+		{demoUsage, demoFlags(g, &demoConfig{})},
+	}
+	for _, s := range sets {
+		global := s.fs.Name() != "zklock"
+		s.fs.VisitAll(func(f *flag.Flag) {
+			if global && g.flagSet("x").Lookup(f.Name) != nil {
+				return
+			}
+			if !strings.Contains(s.usage, "--"+f.Name+" ") {
+				t.Errorf("%s: --%s is not in its help", s.fs.Name(), f.Name)
+			}
+		})
+	}
+	if !strings.Contains(holdersUsage, "--json") {
+		t.Error("holders: --json is not in its help")
+	}
+}

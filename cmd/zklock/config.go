@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// globals are the flags every command accepts, before or after its name.
+type globals struct {
+	servers        string
+	namespace      string
+	auth           string
+	sessionTimeout time.Duration
+	connectTimeout time.Duration
+	verbose        bool
+	errorPolicy    string
+}
+
+// Defaults of the global flags.
+const (
+	// defaultConnectTimeout: long enough for a loaded ensemble, short enough
+	// that a wrong address is reported while the operator still watches.
+	defaultConnectTimeout = 15 * time.Second
+)
+
+func newGlobals(getenv func(string) string) *globals {
+	return &globals{
+		servers:        getenv("ZK_SERVERS"),
+		sessionTimeout: framework.DefaultSessionTimeout,
+		connectTimeout: defaultConnectTimeout,
+		errorPolicy:    "standard",
+	}
+}
+
+// flagSet returns a FlagSet named name holding the global flags; parse
+// errors are reported by the caller, not printed by the FlagSet.
+func (g *globals) flagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&g.servers, "servers", g.servers, "")
+	fs.StringVar(&g.namespace, "namespace", g.namespace, "")
+	fs.StringVar(&g.auth, "auth", g.auth, "")
+	fs.DurationVar(&g.sessionTimeout, "session-timeout", g.sessionTimeout, "")
+	fs.DurationVar(&g.connectTimeout, "connect-timeout", g.connectTimeout, "")
+	fs.BoolVar(&g.verbose, "verbose", g.verbose, "")
+	fs.StringVar(&g.errorPolicy, "error-policy", g.errorPolicy, "")
+	return fs
+}
+
+// parseInterleaved parses fs from args, allowing flags after positional
+// arguments (zklock holders /p --json); it returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// serverList splits the comma separated servers.
+func (g *globals) serverList() []string {
+	var out []string
+	for _, s := range strings.Split(g.servers, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// options turns the global flags into framework options.
+func (g *globals) options(stderr io.Writer) ([]framework.Option, error) {
+	level := slog.LevelWarn
+	if g.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	opts := []framework.Option{
+		framework.WithSessionTimeout(g.sessionTimeout),
+		framework.WithConnectionTimeout(g.connectTimeout),
+		framework.WithNamespace(strings.Trim(g.namespace, "/")),
+		framework.WithLogger(log),
+	}
+	switch g.errorPolicy {
+	case "standard":
+	case "session":
+		opts = append(opts, framework.WithErrorPolicy(framework.SessionPolicy))
+	default:
+		return nil, fmt.Errorf("--error-policy %q: want standard or session", g.errorPolicy)
+	}
+	if ns := strings.Trim(g.namespace, "/"); ns != "" {
+		if err := framework.ValidatePath("/" + ns); err != nil {
+			return nil, fmt.Errorf("--namespace: %w", err)
+		}
+	}
+	if g.auth != "" {
+		user, pass, ok := strings.Cut(g.auth, ":")
+		if !ok || user == "" {
+			return nil, errors.New("--auth: want user:password")
+		}
+		opts = append(opts, framework.WithDigestAuth(user, pass))
+	}
+	if g.sessionTimeout <= 0 || g.connectTimeout <= 0 {
+		return nil, errors.New("--session-timeout and --connect-timeout must be positive")
+	}
+	return opts, nil
+}
+
+// connect opens a framework on the servers and waits, at most
+// --connect-timeout, for a session. cmd names the command for usage errors.
+func (g *globals) connect(ctx context.Context, cmd string, io stdio) (*framework.Framework, error) {
+	servers := g.serverList()
+	if len(servers) == 0 {
+		return nil, usageErr(cmd, "no ZooKeeper servers: set --servers host:port,... or $ZK_SERVERS")
+	}
+	opts, err := g.options(io.err)
+	if err != nil {
+		return nil, usageErr(cmd, "%v", err)
+	}
+	fmt.Fprintf(io.err, "zklock: connecting to %s (timeout %v)\n", strings.Join(servers, ","), g.connectTimeout)
+	fw, err := framework.New(servers, opts...)
+	if errors.Is(err, framework.ErrInvalidOption) {
+		return nil, usageErr(cmd, "%v", err)
+	}
+	if err != nil {
+		return nil, withCode(exitConnect, fmt.Errorf("connecting to %s: %w", strings.Join(servers, ","), err))
+	}
+	wctx, cancel := context.WithTimeout(ctx, g.connectTimeout)
+	defer cancel()
+	if err := fw.WaitConnected(wctx); err != nil {
+		fw.Close()
+		if ctx.Err() != nil {
+			return nil, withCode(exitInterrupted, fmt.Errorf("interrupted while connecting: %w", ctx.Err()))
+		}
+		return nil, withCode(exitConnect, fmt.Errorf("no ZooKeeper session with %s within --connect-timeout %v: %w",
+			strings.Join(servers, ","), g.connectTimeout, err))
+	}
+	if g.verbose {
+		g.traceSession(fw, io.err)
+	}
+	return fw, nil
+}
+
+// traceSession prints the session id; the framework's logger, at Debug
+// under --verbose, reports the connection states and the lock events.
+func (g *globals) traceSession(fw *framework.Framework, w io.Writer) {
+	fmt.Fprintf(w, "zklock: session 0x%x established\n", fw.SessionID())
+}

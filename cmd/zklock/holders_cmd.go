@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// runHolders is `zklock holders PATH [--json]`.
+func runHolders(ctx context.Context, g *globals, args []string, std stdio) error {
+	fs := g.flagSet("holders")
+	asJSON := fs.Bool("json", false, "")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return helpOrUsage(err, "holders", std)
+	}
+	if len(pos) != 1 {
+		return usageErr("holders", "want one lock PATH, got %d arguments", len(pos))
+	}
+	fw, err := g.connect(ctx, "holders", std)
+	if err != nil {
+		return err
+	}
+	defer fw.Close()
+	r, err := collectHolders(ctx, fw, pos[0], time.Now())
+	if err != nil {
+		return fmt.Errorf("holders of %s: %w", pos[0], err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(std.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	printHolders(std.out, r)
+	return nil
+}
+
+// printHolders writes the report as a table, holders first.
+func printHolders(w io.Writer, r holdersReport) {
+	fmt.Fprintf(w, "%s: %s, %d holding, %d waiting\n", r.Path, r.Kind, len(r.Holders), len(r.Queue))
+	if len(r.Holders)+len(r.Queue) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROLE\tKIND\tNODE\tSESSION\tAGE\tORIGIN\tDATA")
+	for _, part := range []struct {
+		role  string
+		nodes []nodeInfo
+	}{{"holds", r.Holders}, {"waits", r.Queue}} {
+		for _, n := range part.nodes {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", part.role, n.Kind, n.Node, n.Session,
+				formatAge(n.AgeSeconds), n.Origin, printable(n.Data, 80))
+		}
+	}
+	tw.Flush()
+}
+
+func formatAge(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// printable shows data as text when it is printable, quoted otherwise, cut
+// at limit runes.
+func printable(s string, limit int) string {
+	if s == "" {
+		return `""`
+	}
+	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		s = strconv.Quote(s)
+	}
+	if utf8.RuneCountInString(s) > limit {
+		s = string([]rune(s)[:limit]) + "..."
+	}
+	return s
+}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/zkrecipes/zkrecipes/recipes"
+)
+
+// runRevoke is `zklock revoke NODE`.
+func runRevoke(ctx context.Context, g *globals, args []string, io stdio) error {
+	pos, err := parseInterleaved(g.flagSet("revoke"), args)
+	if err != nil {
+		return helpOrUsage(err, "revoke", io)
+	}
+	if len(pos) != 1 {
+		return usageErr("revoke", "want one lock NODE, got %d arguments", len(pos))
+	}
+	fw, err := g.connect(ctx, "revoke", io)
+	if err != nil {
+		return err
+	}
+	defer fw.Close()
+	if err := recipes.Revoke(ctx, fw, pos[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "asked the holder of %s to release it (only a revocable holder reacts)\n", pos[0])
+	return nil
+}

@@ -1,0 +1,11 @@
+package main
+
+import "syscall"
+
+// childSysProcAttr puts the command in a process group of its own, and has
+// the kernel kill it if zklock dies without stopping it (SIGKILL of zklock):
+// the lock then outlives the command by the session timeout, never the
+// other way round.
+func childSysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// globalFlagsHelp documents the flags every command accepts.
+const globalFlagsHelp = `Global flags (before or after the command):
+  --servers host:port,...   ZooKeeper servers (default: $ZK_SERVERS)
+  --namespace NS            prefix every path with /NS, as Curator's namespace
+  --auth user:password      authenticate with the digest scheme
+  --session-timeout D       requested session timeout (default 10s)
+  --connect-timeout D       give up when no session exists after D (default 15s)
+  --verbose                 print the session id, connection states and lock events
+  --error-policy P          when a held lock counts as lost: standard (on Suspended,
+                            the default, as Curator's) or session (on Lost only)
+`
+
+// exitCodesHelp documents zklock's exit codes.
+const exitCodesHelp = `Exit codes:
+  0     success; exec: the command's own exit code (128+N if it died of signal N)
+  64    usage error: bad flags, arguments or command
+  69    could not connect to ZooKeeper within --connect-timeout, or the connection failed
+  70    any other failure of zklock (a ZooKeeper error, an invalid path)
+  73    exec --try: the lock is busy
+  75    exec --timeout: the lock was not acquired in time
+  76    exec: the lock was lost while the command ran; the command was stopped
+  77    exec --revocable: the lock was revoked (zklock revoke); the command was stopped
+  126   exec: the command could not be started
+  127   exec: the command was not found
+  130   interrupted (SIGINT, SIGTERM or SIGHUP) before the command started
+`
+
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString(`zklock runs commands under ZooKeeper locks that Java processes using Apache
+Curator 5 share (same znode layout), and shows who holds them.
+
+Usage:
+  zklock [global flags] COMMAND [flags] [arguments]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %-8s  %s\n", c.name, c.short)
+	}
+	b.WriteString("  help      show a command's usage and an example: zklock help exec\n\n")
+	b.WriteString(globalFlagsHelp + "\n" + exitCodesHelp + `
+Example:
+  export ZK_SERVERS=zk1:2181,zk2:2181,zk3:2181
+  zklock exec --timeout 30s /locks/backup -- ./backup.sh --full
+  zklock holders /locks/backup
+`)
+	return b.String()
+}
+
+const execUsage = `Usage: zklock exec [--read | --write | --semaphore N] [--timeout D] [--try]
+                   [--kill-grace D] [--name NAME] [--revocable] PATH -- CMD [ARGS...]
+
+Acquire a lock at PATH, run CMD while it is held, release it when CMD exits.
+By default the lock is an InterProcessMutex; --read and --write take one side
+of an InterProcessReadWriteLock; --semaphore N takes one lease of an
+InterProcessSemaphoreV2 that admits N holders. Java processes using Curator
+on the same PATH contend with us.
+
+CMD gets in its environment:
+  ZKLOCK_PATH    the lock path (PATH)
+  ZKLOCK_NODE    our lock node, for example PATH/_c_<uuid>-lock-0000000007
+  ZKLOCK_TOKEN   the fencing token (the node's czxid): pass it to the resource
+                 you protect and have it refuse tokens lower than the highest seen
+
+CMD runs in its own process group. SIGINT, SIGTERM and SIGHUP sent to zklock
+are forwarded to it. When the lock may be lost (session Suspended or Lost, per
+--error-policy), CMD's process group gets SIGTERM, then SIGKILL after
+--kill-grace, and zklock exits 76. When CMD exits, what is left of its
+process group is stopped the same way and the lock is released; zklock exits
+with CMD's exit code. As CMD is not the terminal's foreground job, a CMD
+that reads the terminal is stopped (SIGTTIN): give it input from a file or
+a pipe.
+
+Flags:
+  --read            take the read lock (shared with other readers)
+  --write           take the write lock (exclusive)
+  --semaphore N     take one lease of a semaphore admitting N holders
+  --timeout D       give up after D (exit 75); default: wait for ever
+  --try             give up at once if the lock is busy (exit 73)
+  --kill-grace D    time between SIGTERM and SIGKILL (default 10s)
+  --name NAME       a name stored in the lock node with host and pid, shown by holders
+  --revocable       honour 'zklock revoke' (and Curator's Revoker): stop CMD as on a
+                    lost lock, exit 77 (not with --semaphore)
+
+Examples:
+  zklock exec --timeout 1m /locks/backup -- ./backup.sh
+  zklock exec --semaphore 3 /limits/crawler -- ./crawl.sh
+  zklock exec --try /locks/cron-report -- sh -c 'report --fence "$ZKLOCK_TOKEN"'
+`
+
+const holdersUsage = `Usage: zklock holders PATH [--json]
+
+List the lock at PATH: the holders first, then the queue. PATH may be an
+InterProcessMutex, an InterProcessReadWriteLock (read and write nodes) or an
+InterProcessSemaphoreV2 (its leases and its internal lock), made by zkrecipes
+or by Curator. For each node: its path, its data, its session id (the
+ephemeral owner), its age, and who made it, told by its data: go (zkrecipes'
+identity: host, pid, name), java (Curator's default data, an IP address) or
+unknown.
+
+Flags:
+  --json    print one JSON object instead of a table
+
+Examples:
+  zklock holders /locks/backup
+  zklock holders --json /limits/crawler
+`
+
+const revokeUsage = `Usage: zklock revoke NODE
+
+Ask the holder of the lock node NODE (a path that 'zklock holders' prints) to
+release it, by writing "__REVOKE__" into it as Curator's Revoker does.
+Revocation is cooperative: only a holder that made its lock revocable
+reacts ('zklock exec --revocable', Curator's makeRevocable). A node that is already gone is not an error.
+
+Example:
+  zklock revoke /locks/backup/_c_0f1e9d0c-8c5e-4b8e-9d39-6a4c2b1f7e21-lock-0000000007
+`
+
+const demoUsage = `Usage: zklock demo [--path P] [--workers N] [--rounds N] [--work D] [--quiet]
+
+Contending workers, each with its own ZooKeeper session, take turns on one
+InterProcessMutex and write to a fenced resource (a znode holding the highest
+fencing token seen, written in a transaction guarded by the lock node). It
+shows the waiter queue, a lock lost while its holder is told (one worker's
+session is expired; needs the local server), and the stale write of the lost
+holder refused by the resource. Several demos on one server exclude each other
+too: the resource detects any overlap, across processes.
+
+Without --servers or $ZK_SERVERS it starts a local ZooKeeper (Debian's
+zookeeper package; 'make demo' installs it).
+
+Flags:
+  --path P       lock path (default /zkrecipes-demo/lock; the resource is P-resource)
+  --workers N    contending workers (default 4)
+  --rounds N     acquisitions per worker (default 10)
+  --work D       longest critical section, random up to D (default 20ms)
+  --quiet        print only the summary
+
+Examples:
+  zklock demo
+  zklock demo --servers 127.0.0.1:2181 --workers 8 --rounds 50
+`

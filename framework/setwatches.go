@@ -1,0 +1,77 @@
+package framework
+
+import (
+	"context"
+	"encoding/binary"
+	"time"
+)
+
+// go-zookeeper v1.0.4 has a data race on reconnect: loop() starts the receive loop, which
+// writes lastZxid on every reply, and only then reads lastZxid in sendSetWatches (without a
+// lock) to re-register the session's watches. Two things keep us clear of it:
+//   - a request sent as soon as the session is back, or queued while the connection was down,
+//     could be answered inside that window: so a disconnect of a session that has watches arms
+//     a gate, which the socket opens when go-zookeeper writes the setWatches request (by then
+//     lastZxid has been read); a reconnect without watches opens it; and no operation is sent
+//     while the gate is closed or go-zookeeper has no session (waitConnectedBounded);
+//   - even in that order nothing synchronises the read with the receive loop's later write (the
+//     race detector reports it on every reconnect with watches): the socket counts each
+//     setWatches it writes (an atomic store) and loads that count on every read, which gives
+//     the receive loop a happens-before edge from go-zookeeper's read of lastZxid.
+
+// opSetWatches is ZooKeeper's setWatches request opcode.
+const opSetWatches = 101
+
+// armSetWatches closes any earlier gate and arms a new one when watches will be re-registered.
+func (t *connTracker) armSetWatches(watches bool) {
+	var next *chan struct{}
+	if watches {
+		ch := make(chan struct{})
+		next = &ch
+	}
+	if prev := t.gate.Swap(next); prev != nil {
+		t.openGate(prev)
+	}
+}
+
+// openGate opens g once.
+func (t *connTracker) openGate(g *chan struct{}) {
+	t.gateOnce.Lock()
+	defer t.gateOnce.Unlock()
+	select {
+	case <-*g:
+	default:
+		close(*g)
+	}
+}
+
+// sawSetWatches counts a setWatches request and opens the gate.
+func (t *connTracker) sawSetWatches(frame []byte) {
+	if len(frame) >= 12 && int32(binary.BigEndian.Uint32(frame[8:])) == opSetWatches {
+		t.resent.Add(1)
+		if g := t.gate.Swap(nil); g != nil {
+			t.openGate(g)
+		}
+	}
+}
+
+// passSetWatches waits until no setWatches is pending, ctx ends (its error) or expired fires.
+// A gate still closed then is opened: go-zookeeper had a session and nothing to re-send, so
+// waiting longer would only stall every operation.
+func (t *connTracker) passSetWatches(ctx context.Context, expired <-chan time.Time) error {
+	g := t.gate.Load()
+	if g == nil {
+		return nil
+	}
+	select {
+	case <-*g:
+	case <-expired:
+		t.log.Debug("framework: no setWatches seen after the reconnect; going on")
+		if t.gate.CompareAndSwap(g, nil) {
+			t.openGate(g)
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
