@@ -99,10 +99,20 @@ func keep(ss []spec, ids ...string) []spec {
 // depthSessions: the e waiters are spread over this many sessions (issue 12).
 const depthSessions = 100
 
-// depthBudget bounds filling a queue of this depth, and draining it, so that a peer that cannot
-// keep up ends the depth as "not within the bound" instead of holding the run (the default run
-// stays near 12 minutes on 2 cores).
+// depthBudget bounds filling a queue of this depth; drainBudget the timed releases and the
+// drain. A peer that cannot keep up ends the depth as "not within the bound" instead of holding
+// the run (the default run stays near 15 minutes on 2 cores).
 func depthBudget(waiters int) time.Duration {
+	switch {
+	case waiters <= 64:
+		return 20 * time.Second
+	case waiters <= 1000:
+		return 40 * time.Second
+	}
+	return 60 * time.Second
+}
+
+func drainBudget(waiters int) time.Duration {
 	if waiters <= 64 {
 		return 20 * time.Second
 	}
@@ -130,7 +140,7 @@ func buildPlan(name string, t timing) plan {
 		loop(idMany, harness.ManyLocks, 64), herd}
 	for _, w := range t.depths {
 		p.Lock = append(p.Lock, spec{depthID(w), harness.Scenario{Kind: harness.Depth, Sessions: depthSessions,
-			Waiters: w, Releases: min(t.releases, w), Budget: t.depthBudget(w)}})
+			Waiters: w, Releases: min(t.releases, w), Budget: t.depthBudget(w), DrainBudget: drainBudget(w)}})
 	}
 	rw := loop(idRW, harness.RW, 8)
 	rw.ReadPercent = 90

@@ -232,9 +232,11 @@ func writeMethod(m *md, d *runData) {
   single releases (fewer for N < 15) are timed, the releaser not queueing again, while the driver
   counts the watch notifications the server fired (mntr) and the bytes the server's sockets sent
   (kernel TCP counters read with ss); then every holder releases as soon as it acquires, and the
-  drain time runs from the first timed release to the last acquisition. Filling and draining are
-  each bounded in time; a process peer past two bounds and 40 s is killed; the Go peers stop at a
-  client heap guard. e runs once, in the first repetition, so it has no range.
+  drain time runs from the first timed release to the last acquisition. Filling (60 s at 10,000)
+  and the releases with the drain (35 s) are each bounded; a process peer that has not reported
+  its queue full within the fill bound + 20 s, or its result within the drain bound + 45 s after
+  that, is killed; the Go peers stop at a client heap guard (4 GiB). e runs once, in the first
+  repetition, so it has no range.
 * e, queue limit: see that table.
 * Mutual exclusion: a shared holder counter is checked inside every critical section; any value
   above the permitted count is a violation.

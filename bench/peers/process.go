@@ -157,8 +157,9 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 		}
 		var killed atomic.Bool
 		lastMark := "none"
+		var t *time.Timer
 		if limit := scenarioLimit(s); limit > 0 {
-			t := time.AfterFunc(limit, func() {
+			t = time.AfterFunc(limit, func() {
 				killed.Store(true)
 				if s.Mark != nil {
 					s.Mark(ctx, "killed") // the driver looks at the queue before the child's sessions go
@@ -184,6 +185,9 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 			}
 			if m.Mark != "" {
 				lastMark = m.Mark
+				if m.Mark == "filled" && t != nil {
+					t.Reset(drainLimit(s))
+				}
 				if s.Mark != nil {
 					s.Mark(ctx, m.Mark)
 				}
@@ -200,14 +204,24 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 	return out, nil
 }
 
-// scenarioLimit bounds a scenario with a Budget in wall time: filling and draining are each
-// bounded by the budget inside the child, the driver's settling by 15 s; past two budgets and
-// 40 s for connecting, settling and cleaning up the child is killed (0: no bound).
+// scenarioLimit bounds a scenario with a Budget in wall time until its "filled" mark: the
+// child bounds the filling by the budget; 20 s more for connecting and reporting, then the child
+// is killed (0: no bound).
 func scenarioLimit(s harness.Scenario) time.Duration {
 	if s.Budget <= 0 {
 		return 0
 	}
-	return 2*s.Budget + 40*time.Second
+	return s.Budget + 20*time.Second
+}
+
+// drainLimit bounds the rest once the queue is full: the driver's settling (15 s), the timed
+// releases and the drain (DrainBudget, in the child), 30 s to measure, clean up and report.
+func drainLimit(s harness.Scenario) time.Duration {
+	d := s.DrainBudget
+	if d <= 0 {
+		d = s.Budget
+	}
+	return 45*time.Second + d
 }
 
 func tail(s string) string {

@@ -122,7 +122,7 @@ func (r *depthRun) drive(ctx context.Context, obs *zk.Conn, path string, ls []Lo
 	res.TotalCycles, res.Extra["drained"] = int64(drained), float64(drained)
 	res.Violations = r.g.violations.Load()
 	if drained < n { // not a failure: the table shows how far the drain got within the bound
-		res.Extra["drain_bound_s"] = sc.Budget.Seconds()
+		res.Extra["drain_bound_s"] = sc.DrainBudget.Seconds()
 		return res, nil
 	}
 	res.DrainSeconds = (last - time.Duration(r.relAt[0].Load())).Seconds()
@@ -155,7 +155,7 @@ func (r *depthRun) waitFilled(ctx context.Context, obs *zk.Conn, path string, n 
 // the next acquire returning; it returns the handoffs, the last holder and the process CPU they took.
 func (r *depthRun) timedReleases(ctx context.Context, k int) ([]time.Duration, int, time.Duration, error) {
 	holder, out := 0, make([]time.Duration, 0, k)
-	c0, until := cpuTime(), time.Now().Add(r.sc.Budget)
+	c0, until := cpuTime(), time.Now().Add(r.sc.DrainBudget)
 	for i := 0; i < k; i++ {
 		r.release[holder] <- struct{}{}
 		next, err := r.next(ctx, time.Until(until))
@@ -173,7 +173,7 @@ func (r *depthRun) timedReleases(ctx context.Context, k int) ([]time.Duration, i
 // (starting from the last timed one).
 func (r *depthRun) drainAll(ctx context.Context, have, n int, last time.Duration) (int, time.Duration) {
 	close(r.drain)
-	deadline := time.Now().Add(r.sc.Budget)
+	deadline := time.Now().Add(r.sc.DrainBudget)
 	for have < n {
 		i, err := r.next(ctx, time.Until(deadline))
 		if err != nil {

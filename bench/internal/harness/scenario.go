@@ -47,7 +47,8 @@ type Scenario struct {
 	Releases    int           // herd: measured single releases (peer-bench: 15)
 	Leases      int           // semaphore: max leases (default 4)
 	ReadPercent int           // rw: percent of acquisitions that are reads (default 90)
-	Budget      time.Duration // depth: bound on filling and on draining the queue; depth-limit: on the acquire
+	Budget      time.Duration // depth: bound on filling the queue; depth-limit: on the acquire
+	DrainBudget time.Duration // depth: bound on the timed releases and on draining (default Budget)
 
 	// Mark, if set, is called at a scenario's phase marks and returns once the driver has
 	// measured the server there (depth: "filled", "start", "end"). Process peers print the mark
@@ -71,7 +72,7 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("%w: root %q", ErrBadScenario, s.Root)
 	case s.Duration <= 0 && s.Kind != Herd && s.Kind != Depth && s.Kind != DepthLimit:
 		return fmt.Errorf("%w: duration %v", ErrBadScenario, s.Duration)
-	case s.Sessions < 0 || s.Waiters < 0 || s.WarmCycles < 0 || s.Releases < 0 || s.Leases < 0 || s.Budget < 0:
+	case s.Sessions < 0 || s.Waiters < 0 || s.WarmCycles < 0 || s.Releases < 0 || s.Leases < 0 || s.Budget < 0 || s.DrainBudget < 0:
 		return fmt.Errorf("%w: negative count", ErrBadScenario)
 	case s.ReadPercent < 0 || s.ReadPercent > 100:
 		return fmt.Errorf("%w: read percent %d", ErrBadScenario, s.ReadPercent)
@@ -99,6 +100,9 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Budget == 0 {
 		s.Budget = time.Minute
 	}
+	if s.DrainBudget == 0 {
+		s.DrainBudget = s.Budget
+	}
 	return s
 }
 
@@ -113,6 +117,7 @@ func (s Scenario) Args() []string {
 		fmt.Sprintf("--warm-cycles=%d", s.WarmCycles), fmt.Sprintf("--releases=%d", s.Releases),
 		fmt.Sprintf("--leases=%d", s.Leases), fmt.Sprintf("--read-pct=%d", s.ReadPercent),
 		fmt.Sprintf("--budget-ms=%d", s.Budget.Milliseconds()),
+		fmt.Sprintf("--drain-budget-ms=%d", s.DrainBudget.Milliseconds()),
 	}
 }
 
