@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -54,6 +55,9 @@ func main() {
 	flag.StringVar(&heapProfile, "memprofile", "", "write a heap profile of each in-process depth scenario, once its queue is full, to this prefix")
 	flag.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of the timed passes (Go peers run in this process) to this file")
 	flag.Parse()
+	if heapProfile != "" {
+		runtime.MemProfileRate = 512 // allocation sites of small objects too (diagnostic runs only)
+	}
 	o.servers = os.Getenv("ZK_SERVERS")
 	o.command = commandLine(os.Args[1:])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
