@@ -1,0 +1,58 @@
+package leader_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/zkrecipes/zkrecipes/"
+
+// TestImportsOnlyExportedAPI is the go list -deps check of issue 9: package leader is the proof
+// that a recipe can be built on the exported API alone, so it imports nothing of this module
+// but recipes, driver and framework (its tests may add zktest, interop and retry), and nothing
+// internal anywhere in its dependencies. If this fails, leader has started to lean on
+// something users cannot reach: export it properly instead.
+func TestImportsOnlyExportedAPI(t *testing.T) {
+	allowed := map[string]bool{module + "recipes": true, module + "driver": true, module + "framework": true}
+	forTests := map[string]bool{module + "zktest": true, module + "interop": true, module + "retry": true, module + "leader": true}
+	out := goList(t, "-f", "{{range .Imports}}I {{.}}\n{{end}}{{range .TestImports}}T {{.}}\n{{end}}{{range .XTestImports}}T {{.}}\n{{end}}", ".")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		kind, pkg, _ := strings.Cut(line, " ")
+		switch {
+		case !strings.HasPrefix(pkg, module):
+			if strings.Contains(pkg, ".") && kind == "I" {
+				t.Errorf("leader imports %s: only the standard library and this module's exported API are allowed", pkg)
+			}
+		case allowed[pkg]:
+		case kind == "T" && forTests[pkg]:
+		default:
+			t.Errorf("leader (%s) imports %s: only recipes, driver and framework are allowed", kind, pkg)
+		}
+	}
+	for _, dep := range strings.Fields(goList(t, "-deps", ".")) {
+		if strings.HasPrefix(dep, module) && (strings.Contains(dep, "/internal/") || strings.HasSuffix(dep, "/internal")) {
+			t.Errorf("leader depends on the internal package %s", dep)
+		}
+	}
+}
+
+// goList runs go list in this package's directory and returns its output.
+func goList(t *testing.T, args ...string) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	out, err := exec.Command(gobin, append([]string{"list"}, args...)...).Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("go list %v: %v\n%s", args, err, msg)
+	}
+	return string(out)
+}

@@ -1,0 +1,68 @@
+package recipes_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
+)
+
+// BenchmarkMutex measures acquire+release cycles of the mutex against the shared zktest
+// server: uncontended (one session) and contended (8 sessions on one path). Client CPU and
+// allocations per cycle come from -cpuprofile/-memprofile and -benchmem; the benchmark driver
+// (make bench) compares against the peers.
+//
+// ctx=background runs each request on the caller's goroutine; ctx=cancellable (any context
+// that can end) puts a goroutine beside each request so that ctx can end the wait.
+func BenchmarkMutex(b *testing.B) {
+	for _, bc := range []struct {
+		sessions    int
+		cancellable bool
+	}{{1, false}, {1, true}, {8, false}, {8, true}} {
+		name := fmt.Sprintf("sessions=%d/ctx=background", bc.sessions)
+		if bc.cancellable {
+			name = fmt.Sprintf("sessions=%d/ctx=cancellable", bc.sessions)
+		}
+		sessions := bc.sessions
+		b.Run(name, func(b *testing.B) {
+			zk := server(b)
+			p := lockPath(b)
+			ms := make([]*recipes.InterProcessMutex, sessions)
+			for i := range ms {
+				ms[i] = mustMutex(b, connect(b, zk.Servers(), framework.WithSessionTimeout(10*time.Second)), p)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			per := b.N/sessions + 1
+			for _, m := range ms {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx := context.Background()
+					if bc.cancellable {
+						var cancel context.CancelFunc
+						ctx, cancel = context.WithCancel(ctx)
+						defer cancel()
+					}
+					for range per {
+						l, err := m.Acquire(ctx)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						if err := l.Release(ctx); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}
