@@ -141,14 +141,17 @@ func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if len(p.LimitSteps) > 0 {
-		if err := limitPass(ctx, d, ps, srv.first, base, log); err != nil {
-			d.limitErr = err.Error()
-		}
-	}
 	if !o.noCount {
 		if err := countPass(ctx, d, ps, srv.first, base, log); err != nil {
 			d.countErr = err.Error()
+		}
+	}
+	if err := depthPass(ctx, d, ps, srv.connect, srv.first, base, log); err != nil {
+		return err
+	}
+	if len(p.LimitSteps) > 0 {
+		if err := limitPass(ctx, d, ps, srv.first, base, log); err != nil {
+			d.limitErr = err.Error()
 		}
 	}
 	d.elapsed = time.Since(d.started)

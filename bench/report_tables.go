@@ -235,8 +235,9 @@ func writeMethod(m *md, d *runData) {
   drain time runs from the first timed release to the last acquisition. Filling (60 s at 10,000)
   and the releases with the drain (35 s) are each bounded; a process peer that has not reported
   its queue full within the fill bound + 20 s, or its result within the drain bound + 45 s after
-  that, is killed; the Go peers stop at a client heap guard (4 GiB). e runs once, in the first
-  repetition, so it has no range.
+  that, is killed; the Go peers stop at a client heap guard (4 GiB). e runs once per peer, in its
+  own pass after the repetitions and the counting pass (a deep queue can exhaust the server),
+  so it has no range.
 * e, queue limit: see that table.
 * Mutual exclusion: a shared holder counter is checked inside every critical section; any value
   above the permitted count is a violation.
