@@ -159,7 +159,7 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 		lastMark := "none"
 		var t *time.Timer
 		if limit := scenarioLimit(s); limit > 0 {
-			t = time.AfterFunc(limit, func() {
+			t = time.AfterFunc(limit, func() { // stopped when this scenario's result arrives
 				killed.Store(true)
 				if s.Mark != nil {
 					s.Mark(ctx, "killed") // the driver looks at the queue before the child's sessions go
@@ -195,6 +195,9 @@ func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name strin
 					return out, fmt.Errorf("peers: %s: write go: %w", name, err)
 				}
 				continue
+			}
+			if t != nil {
+				t.Stop() // a later scenario must not be killed by this one's watchdog
 			}
 			m.Result.Peer = name
 			out = append(out, m.Result)
