@@ -28,7 +28,7 @@ vet:
 
 # The benchmark driver: zkrecipes against the raw floor and the peers, in one run.
 bench:
-	$(GO) run ./bench -out docs/benchmarks.md
+	$(GO) run ./bench -out docs/benchmarks.md -history bench/results
 
 bench-quick:
 	$(GO) run ./bench -quick

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
@@ -88,13 +87,7 @@ func countPass(ctx context.Context, d *runData, ps []peerEntry, target, base str
 			}
 			sc := s.Scenario
 			sc.Root = fmt.Sprintf("%s/count/%s/%s", base, slug(e.peer.Name()), s.ID)
-			var c countResult
-			if sc.Kind == harness.Depth {
-				c = countSampled(ctx, e.peer, proxy, target, sc)
-			} else {
-				c = countWhole(ctx, e.peer, proxy, sc)
-			}
-			d.counts[key{e.peer.Name(), s.ID}] = c
+			d.counts[key{e.peer.Name(), s.ID}] = countWhole(ctx, e.peer, proxy, sc)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -127,65 +120,6 @@ func countWhole(ctx context.Context, p harness.Peer, proxy *zktest.Proxy, sc har
 		c.Per = res[0].TotalCycles
 	}
 	return c
-}
-
-// countSampled counts a 1 s sample in the middle of a depth scenario, once the queue is full:
-// notifications and requests per delete (each release deletes one lock node, for every peer).
-// The queue is observed on a direct session, not through the proxy.
-func countSampled(ctx context.Context, p harness.Peer, proxy *zktest.Proxy, target string, sc harness.Scenario) countResult {
-	done := make(chan error, 1)
-	go func() {
-		res, err := p.Run(ctx, proxy.Addr(), sc)
-		if err == nil && (len(res) != 1 || res[0].Error != "" || res[0].Unsupported) {
-			err = fmt.Errorf("result %+v", res)
-		}
-		done <- err
-	}()
-	c := countResult{PerWhat: "release"}
-	if err := sampleWhenFull(ctx, proxy, target, sc.Root+"/lock", sc.Waiters, &c); err != nil {
-		c.Err = err.Error()
-	}
-	if err := <-done; err != nil && c.Err == "" {
-		c.Err = err.Error()
-	}
-	return c
-}
-
-func sampleWhenFull(ctx context.Context, proxy *zktest.Proxy, target, path string, want int, c *countResult) error {
-	conn, ev, err := zk.Connect([]string{target}, 30*time.Second, zk.WithLogInfo(false), zk.WithLogger(silentLogger{}))
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	go func() {
-		for range ev { // drained until Close closes it
-		}
-	}()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		kids, _, err := conn.Children(path)
-		if err == nil && len(kids) >= want-1 {
-			break
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("bench: %s never had %d waiters", path, want)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the queue length; no event says "full"
-	}
-	// Sample once the handoffs have started (the first release went through the proxy): the
-	// driver measures memory while the first acquirer holds, for as long as the queue takes to settle.
-	proxy.ResetCounts()
-	for proxy.Requests()[zktest.OpDelete] == 0 {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("bench: %s: no release seen", path)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the proxy's counters; no event says "released"
-	}
-	proxy.ResetCounts()
-	time.Sleep(time.Second) // the sample window
-	c.Requests, c.Notifications = proxy.Requests(), proxy.Notifications()
-	c.Per = c.Requests[zktest.OpDelete]
-	return nil
 }
 
 // silentLogger drops go-zookeeper's log lines (closed sessions log "recv loop terminated").

@@ -2,7 +2,7 @@
 // floor, go-zookeeper's zk.Lock, Curator's InterProcessMutex and kazoo's Lock, in one run against
 // one ZooKeeper (started here with forceSync=yes through zktest, or ZK_SERVERS).
 //
-//	go run ./bench -out docs/benchmarks.md   # make bench: 3 repetitions, ~10 min on 2 cores
+//	go run ./bench -out docs/benchmarks.md -history bench/results   # make bench: 3 repetitions, ~12 min on 2 cores
 //	go run ./bench -quick                    # make bench-quick: 1 short repetition, < 1 min
 //
 // It prints the markdown report to stdout and, with -out, writes it to that file. Curator and
@@ -17,7 +17,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -36,20 +38,26 @@ type options struct {
 	noCount   bool
 	only      string // comma-separated scenario ids; empty = all
 	cpuprof   string
+	history   string // directory of the run history ("" = none)
 	command   string
 }
 
 func main() {
 	var o options
 	flag.StringVar(&o.out, "out", "", "write the markdown report to this file too")
-	flag.BoolVar(&o.quick, "quick", false, "short windows, 1 repetition, a 500-deep queue for e (under a minute)")
+	flag.BoolVar(&o.quick, "quick", false, "short windows, 1 repetition, queues of 1, 64 and 500 for e (a minute or two)")
 	flag.IntVar(&o.reps, "reps", 0, "repetitions of the whole set (default 3, 1 with -quick)")
 	flag.StringVar(&o.peers, "peers", "", "comma-separated peers to run (raw-floor, zkrecipes, go-zookeeper-zklock, curator, kazoo)")
 	flag.BoolVar(&o.noInstall, "no-install", false, "never apt-get install missing peers")
 	flag.BoolVar(&o.noCount, "no-count", false, "skip the request-counting pass")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1000,e5000,f-rw,f-sem,f-multi, raw-...); for diagnosis")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1,e64,e1000,e10000,e-limit,f-rw,f-sem,f-multi, raw-...); for diagnosis")
+	flag.StringVar(&o.history, "history", "", "keep one JSON record per run in this directory and warn of ratios >10% worse than the last run")
+	flag.StringVar(&heapProfile, "memprofile", "", "write a heap profile of each in-process depth scenario, once its queue is full, to this prefix")
 	flag.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of the timed passes (Go peers run in this process) to this file")
 	flag.Parse()
+	if heapProfile != "" {
+		runtime.MemProfileRate = 512 // allocation sites of small objects too (diagnostic runs only)
+	}
 	o.servers = os.Getenv("ZK_SERVERS")
 	o.command = commandLine(os.Args[1:])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -93,6 +101,9 @@ func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) erro
 	if o.only != "" {
 		ids := strings.Split(o.only, ",")
 		p.Raw, p.Lock, p.Extra, p.Count = keep(p.Raw, ids...), keep(p.Lock, ids...), keep(p.Extra, ids...), keep(p.Count, ids...)
+		if !slices.Contains(ids, idLimit) {
+			p.LimitSteps = nil
+		}
 	}
 	d := &runData{plan: p, reps: o.reps, command: o.command, started: time.Now(),
 		results: map[key][]harness.Result{}, counts: map[key]countResult{}}
@@ -125,7 +136,7 @@ func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) erro
 	if err != nil {
 		return err
 	}
-	err = runReps(ctx, d, ps, srv.connect, base, log)
+	err = runReps(ctx, d, ps, srv.connect, srv.first, base, log)
 	stopProf()
 	if err != nil {
 		return err
@@ -135,8 +146,22 @@ func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) erro
 			d.countErr = err.Error()
 		}
 	}
+	if err := depthPass(ctx, d, ps, srv.connect, srv.first, base, log); err != nil {
+		return err
+	}
+	if len(p.LimitSteps) > 0 {
+		if err := limitPass(ctx, d, ps, srv.first, base, log); err != nil {
+			d.limitErr = err.Error()
+		}
+	}
 	d.elapsed = time.Since(d.started)
-	return emit(d, o.out, stdout)
+	if err := emit(d, o.out, stdout); err != nil {
+		return err
+	}
+	if o.history != "" {
+		return keepHistory(ctx, d, o.history, log)
+	}
+	return nil
 }
 
 // emit writes the report to stdout and, if out is set, to that file.

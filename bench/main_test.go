@@ -19,7 +19,7 @@ func TestMain(m *testing.M) { os.Exit(zktest.VerifyNoLeaks(m)) }
 func tinyPlan() plan {
 	p := buildPlan("tiny", timing{warm: 50 * time.Millisecond, window: 200 * time.Millisecond,
 		rawWin: 100 * time.Millisecond, handoffWin: 150 * time.Millisecond, warmCycles: 10, releases: 2,
-		depths: []int{100}})
+		depths: []int{100}, depthBudget: func(int) time.Duration { return 30 * time.Second }, limitSteps: []int{300}})
 	p.Lock = without(p.Lock, idCont64)
 	p.Count = keep(p.Count, idUnc, idCont8, idHerd)
 	for i := range p.Count {

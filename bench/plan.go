@@ -9,16 +9,14 @@ import (
 
 // Scenario ids: the key of a figure across peers and repetitions.
 const (
-	idUnc     = "a"
-	idCont8   = "b8"
-	idCont64  = "b64"
-	idMany    = "c"
-	idHerd    = "d"
-	idDepth1k = "e1000"
-	idDepth5k = "e5000"
-	idRW      = "f-rw"
-	idSem     = "f-sem"
-	idMulti   = "f-multi"
+	idUnc    = "a"
+	idCont8  = "b8"
+	idCont64 = "b64"
+	idMany   = "c"
+	idHerd   = "d"
+	idRW     = "f-rw"
+	idSem    = "f-sem"
+	idMulti  = "f-multi"
 
 	idRawPair  = "raw-pair"
 	idRawCGCD  = "raw-cgcd"
@@ -46,6 +44,8 @@ type plan struct {
 	Lock  []spec
 	Extra []spec // f: rw, semaphore, multi-lock
 	Count []spec // counting pass (timings discarded)
+	// LimitSteps are the queue lengths the queue-limit pass tries, rising (none: no pass).
+	LimitSteps []int
 }
 
 // timing is the knobs a plan scales.
@@ -53,11 +53,14 @@ type timing struct {
 	warm, window, rawWin, handoffWin time.Duration
 	warmCycles, releases             int
 	depths                           []int
+	depthBudget                      func(waiters int) time.Duration // bound on filling, and on draining, one depth
+	limitSteps                       []int
 }
 
 func defaultPlan() plan {
 	return buildPlan("default", timing{warm: 500 * time.Millisecond, window: 1500 * time.Millisecond, rawWin: time.Second,
-		handoffWin: time.Second, warmCycles: 1000, releases: 15, depths: []int{1000, 5000}})
+		handoffWin: time.Second, warmCycles: 1000, releases: 15, depths: []int{1, 64, 1000, 10000},
+		depthBudget: depthBudget, limitSteps: []int{10000, 15000, 17500, 20000, 30000, 40000}})
 }
 
 // quickPlan is one short pass: N=64 contention is left out, the queue of e is 500 deep, and the
@@ -65,7 +68,7 @@ func defaultPlan() plan {
 func quickPlan() plan {
 	p := buildPlan("quick", timing{warm: 200 * time.Millisecond, window: 500 * time.Millisecond,
 		rawWin: 300 * time.Millisecond, handoffWin: 400 * time.Millisecond, warmCycles: 100, releases: 5,
-		depths: []int{500}})
+		depths: []int{1, 64, 500}, depthBudget: depthBudget, limitSteps: []int{5000}})
 	p.Lock = without(p.Lock, idCont64)
 	p.Count = keep(p.Count, idUnc, idCont8, idHerd)
 	return p
@@ -93,8 +96,28 @@ func keep(ss []spec, ids ...string) []spec {
 	return out
 }
 
-// depthSessions: the e waiters are spread over this many sessions (issue 5).
-const depthSessions = 50
+// depthSessions: the e waiters are spread over this many sessions (issue 12).
+const depthSessions = 100
+
+// depthBudget bounds filling a queue of this depth; drainBudget the timed releases and the
+// drain. A peer that cannot keep up ends the depth as "not within the bound" instead of holding
+// the run (the default run stays near 15 minutes on 2 cores).
+func depthBudget(waiters int) time.Duration {
+	switch {
+	case waiters <= 64:
+		return 20 * time.Second
+	case waiters <= 1000:
+		return 40 * time.Second
+	}
+	return 60 * time.Second
+}
+
+func drainBudget(waiters int) time.Duration {
+	if waiters <= 64 {
+		return 20 * time.Second
+	}
+	return 35 * time.Second
+}
 
 func buildPlan(name string, t timing) plan {
 	loop := func(id, kind string, n int) spec {
@@ -103,7 +126,7 @@ func buildPlan(name string, t timing) plan {
 	raw := func(id, kind string, n int, d time.Duration) spec {
 		return spec{id, harness.Scenario{Kind: kind, Sessions: n, Warmup: t.warm / 2, Duration: d}}
 	}
-	p := plan{Name: name}
+	p := plan{Name: name, LimitSteps: t.limitSteps}
 	p.Raw = []spec{
 		raw(idRawPair, harness.RawPair, 1, t.rawWin), raw(idRawCGCD, harness.RawCGCD, 1, t.rawWin),
 		raw(idRawGC, harness.RawGetChildren, 1, t.rawWin), raw(idRawGD, harness.RawGetData, 1, t.rawWin),
@@ -116,9 +139,8 @@ func buildPlan(name string, t timing) plan {
 	p.Lock = []spec{unc, loop(idCont8, harness.Contended, 8), loop(idCont64, harness.Contended, 64),
 		loop(idMany, harness.ManyLocks, 64), herd}
 	for _, w := range t.depths {
-		s := loop(depthID(w), harness.Depth, depthSessions)
-		s.Waiters = w
-		p.Lock = append(p.Lock, s)
+		p.Lock = append(p.Lock, spec{depthID(w), harness.Scenario{Kind: harness.Depth, Sessions: depthSessions,
+			Waiters: w, Releases: min(t.releases, w), Budget: t.depthBudget(w), DrainBudget: drainBudget(w)}})
 	}
 	rw := loop(idRW, harness.RW, 8)
 	rw.ReadPercent = 90
@@ -136,21 +158,12 @@ func countSpecs(t timing) []spec {
 	}
 	unc := spec{idUnc, harness.Scenario{Kind: harness.Uncontended, Sessions: 1, WarmCycles: 0, Duration: time.Second}}
 	herd := spec{idHerd, harness.Scenario{Kind: harness.Herd, Sessions: 64, Releases: min(t.releases, 10)}}
-	depth := spec{idDepth1k, harness.Scenario{Kind: harness.Depth, Sessions: depthSessions, Waiters: 1000,
-		Warmup: time.Second, Duration: 2 * time.Second}}
 	rw := short(idRW, harness.RW, 8)
 	rw.ReadPercent = 90
 	sem := short(idSem, harness.Semaphore, 8)
 	sem.Leases = 4
-	return []spec{unc, short(idCont8, harness.Contended, 8), herd, depth, rw, sem, short(idMulti, harness.MultiLock, 8)}
+	return []spec{unc, short(idCont8, harness.Contended, 8), herd, rw, sem, short(idMulti, harness.MultiLock, 8)}
 }
 
-func depthID(waiters int) string {
-	switch waiters {
-	case 1000:
-		return idDepth1k
-	case 5000:
-		return idDepth5k
-	}
-	return "e" + strconv.Itoa(waiters)
-}
+// depthID is the id of the depth scenario with this many waiters: "e1", "e64", "e10000".
+func depthID(waiters int) string { return "e" + strconv.Itoa(waiters) }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
-	"github.com/zkrecipes/zkrecipes/bench/peers"
 )
-
-func kazooPythonPath() string { return peers.KazooPython }
 
 // vs is a peer's median as a ratio to Curator's.
 func (d *runData) vsCurator(p, id string, f func(harness.Result) float64) string {
@@ -30,7 +28,8 @@ func writeUncontended(m *md, d *runData) {
 func writeContended(m *md, d *runData) {
 	m.f("\n## b. Contended handoff (N sessions on one path, empty critical section)\n")
 	m.table("N", "peer", "acq/s", "× handoff floor", "× Curator", "fairness min / max per client (last rep)",
-		"ME violations / acquisitions", "requests/acq", "notifications/acq", "client CPU µs/acq", "CPU × Curator")
+		"ME violations / acquisitions", "requests/acq", "notifications/acq", "client CPU µs/acq", "CPU × Curator",
+		"CPU × zk.Lock", "heap allocs per acq: objects / bytes (Go peers)")
 	floor := handoffFloor(d)
 	for _, id := range []string{idCont8, idCont64} {
 		n := "8"
@@ -47,7 +46,8 @@ func writeContended(m *md, d *runData) {
 				fair = d.fairness(p, id)
 			}
 			m.row(n, peerCell(p), d.cell(p, id, a), fmtRatio(ratio(a, floor)), d.vsCurator(p, id, fRate), fair, me,
-				d.countCell(p, id, cReq), d.countCell(p, id, cNotif), fmtAgg(d.get(p, id, fCPU)), d.vsCurator(p, id, fCPU))
+				d.countCell(p, id, cReq), d.countCell(p, id, cNotif), fmtAgg(d.get(p, id, fCPU)), d.vsCurator(p, id, fCPU),
+				fmtRatio(ratio(d.get(p, id, fCPU), d.get(goLockName, id, fCPU))), d.allocCell(p, id))
 		}
 	}
 }
@@ -87,26 +87,78 @@ func writeHerd(m *md, d *runData) {
 }
 
 func writeDepth(m *md, d *runData) {
-	m.f("\n## e. Depth (waiters on one path over %d sessions)\n", depthSessions)
-	m.table("waiters", "peer", "acq/s", "× handoff floor", "× Curator", "notifications per release (1,000 waiters, 1 s sample)",
-		"memory per waiting acquirer (bytes)", "ME violations")
-	floor := handoffFloor(d)
+	m.f("\n## e. Depth (one holder and N waiters on one path, spread over %d sessions)\n", depthSessions)
+	m.table("waiters", "peer", "release → next acquire p50 ms", "p99 ms", "notifications per release",
+		"bytes sent by the server per handoff", "client heap per waiter (bytes)", "library goroutines per waiter",
+		"server watches (queue full)", "fill s", "drain s", "drain ms per waiter", "ME violations")
 	for _, s := range d.plan.Lock {
 		if s.Kind != harness.Depth {
 			continue
 		}
 		for _, p := range d.lockPeers() {
-			a := d.get(p, s.ID, fRate)
-			viol, ok := d.sumInt(p, s.ID, func(r harness.Result) int64 { return r.Violations })
-			v := "–"
-			if ok {
-				v = fmt.Sprint(viol)
+			r, ok := d.first(p, s.ID)
+			if !ok {
+				m.row(thousands(int64(s.Waiters)), peerCell(p), d.status(p, s.ID), "", "", "", "", "", "", "", "", "", "")
+				continue
 			}
-			m.row(thousands(int64(s.Waiters)), peerCell(p), d.cell(p, s.ID, a), fmtRatio(ratio(a, floor)),
-				d.vsCurator(p, s.ID, fRate), d.countCell(p, idDepth1k, cNotif), fmtAgg(d.get(p, s.ID, fMem)), v)
+			x := func(k string) string { return extraCell(r, k) }
+			drain, perWaiter := "–", "–"
+			if r.DrainSeconds > 0 {
+				drain, perWaiter = fmtNum(r.DrainSeconds), fmtNum(r.DrainSeconds*1000/float64(s.Waiters))
+			} else if b := r.Extra["drain_bound_s"]; b > 0 {
+				drain = fmt.Sprintf("> %s (%s of %s acquired)", fmtNum(b), thousands(int64(r.Extra["drained"])), thousands(int64(s.Waiters+1)))
+			}
+			mem, gor := "–", "–"
+			if r.MemPerWaiter != 0 {
+				mem = fmtSigned(r.MemPerWaiter)
+			}
+			if p == zkrecipesName || p == goLockName {
+				gor = fmt.Sprintf("%.2f", r.GoroutinesPerWaiter)
+			}
+			m.row(thousands(int64(s.Waiters)), peerCell(p), fmtNum(r.HandoffP50Ms), fmtNum(r.P99Ms),
+				x("notifications_per_release"), x("bytes_per_handoff"), mem, gor, x("server_watches"), x("fill_s"),
+				drain, perWaiter, fmt.Sprint(r.Violations))
 		}
 	}
-	m.f("\nMemory is the client's: Go live heap after GC, JVM used heap after GC, Python RSS; each divided by the queued acquirers.\n")
+	m.f(`
+A failed or unfinished depth shows the reason in the notes above. The heap is the client's: Go
+live heap after a GC (runtime/metrics, the driver process, so the harness's own few objects per
+waiter are in it), JVM used heap after GC, Python resident set; each divided by the waiters. Library
+goroutines exclude the one goroutine per waiter the harness itself blocks in Acquire. Bytes are
+what the server's sockets sent (kernel TCP counters) during the timed releases, divided by them:
+the delete reply, the notification and the next holder's listing of the whole queue. Curator's watch
+count includes one watch per session on the ensemble configuration node (its ensemble tracker).
+`)
+}
+
+// first is a peer's first successful result under a scenario id (depth runs once).
+func (d *runData) first(p, id string) (harness.Result, bool) {
+	for _, r := range d.results[key{p, id}] {
+		if r.Error == "" && !r.Unsupported {
+			return r, true
+		}
+	}
+	return harness.Result{}, false
+}
+
+// extraCell renders one Extra figure of a result, "–" when absent.
+func extraCell(r harness.Result, k string) string {
+	v, ok := r.Extra[k]
+	if !ok {
+		return "–"
+	}
+	if v == 0 {
+		return "0"
+	}
+	return fmtNum(v)
+}
+
+// fmtSigned is fmtNum for figures that may be negative (a heap that shrank under GC).
+func fmtSigned(v float64) string {
+	if v < 0 {
+		return "-" + fmtNum(-v)
+	}
+	return fmtNum(v)
 }
 
 func writeExtra(m *md, d *runData) {
@@ -174,10 +226,19 @@ func writeMethod(m *md, d *runData) {
   are read at the start and end of the timed window. d: the driver waits until all 65 contenders
   are queued, then times one release at a time, from just before release() to the next
   acquire() returning (the first release is not counted).
-* e: the first acquirer holds while the others queue; memory is measured once the server's watch
-  count has stopped moving (every waiter has set its watch), then everyone loops; at the end of
-  the window the sessions are closed instead of draining the queue. e runs in the first
-  repetition only (queueing thousands of waiters dominates its time), so it has no range.
+* e: one holder and N waiters (1, 64, 1,000, 10,000) spread round-robin over up to 100 sessions
+  queue on one path. Once the parent has N+1 children the driver waits for the server's watch
+  count ("wchs") to settle (bounded) and records it; the peer then measures its memory. Then 15
+  single releases (fewer for N < 15) are timed, the releaser not queueing again, while the driver
+  counts the watch notifications the server fired (mntr) and the bytes the server's sockets sent
+  (kernel TCP counters read with ss); then every holder releases as soon as it acquires, and the
+  drain time runs from the first timed release to the last acquisition. Filling (60 s at 10,000)
+  and the releases with the drain (35 s) are each bounded; a process peer that has not reported
+  its queue full within the fill bound + 20 s, or its result within the drain bound + 45 s after
+  that, is killed; the Go peers stop at a client heap guard (4 GiB). e runs once per peer, in its
+  own pass after the repetitions and the counting pass (a deep queue can exhaust the server),
+  so it has no range.
+* e, queue limit: see that table.
 * Mutual exclusion: a shared holder counter is checked inside every critical section; any value
   above the permitted count is a violation.
 * Client CPU: the peer process's user+system CPU over the timed window, divided by acquisitions.
@@ -185,9 +246,10 @@ func writeMethod(m *md, d *runData) {
 * Requests and notifications come from a separate, short counting pass through zktest's decoding
   proxy (one process per scenario; its timings are discarded because the proxy adds latency).
   Counts cover the whole scenario and are divided by every acquisition it made (a herd: by the
-  releases that handed the lock over), so session set-up requests add a little. e is sampled
-  for 1 s once the queue is full and divided by deletes (one per release, for every peer).
-  closeSession is left out.
+  releases that handed the lock over), so session set-up requests add a little. closeSession is
+  left out. e is not counted through the proxy (its server-side counts are above).
+* Heap allocations per acquisition (Go peers): runtime/metrics allocation counters over the
+  timed window, divided by acquisitions; the driver's own allocations are included.
 * The ZooKeeper server shares the %d cores with the clients, so throughput figures are CPU-bound
   and client CPU is taken from the server.
 `, d.reps, d.warmCycles(), d.env.Cores)
@@ -201,4 +263,71 @@ func (d *runData) warmCycles() int {
 		}
 	}
 	return 0
+}
+
+func writeLimit(m *md, d *runData) {
+	if len(d.plan.LimitSteps) == 0 {
+		return
+	}
+	m.f("\n## e. Queue limit: the depth at which each peer breaks\n")
+	if d.limitErr != "" {
+		m.f("\nThe queue-limit pass stopped: %s\n", scrubPaths(d.limitErr))
+	}
+	m.table("peer", "deepest queue acquired behind", "its listing (KB)", "acquire ms there", "breaks at", "listing there (KB)", "how it broke")
+	for _, p := range d.lockPeers() {
+		steps, ok := d.limits[p]
+		if !ok {
+			m.row(peerCell(p), "not run", "", "", "", "", "")
+			continue
+		}
+		deep, deepKB, deepMs, brk, brkKB, how := "none", "–", "–", "not within the steps", "–", "–"
+		for _, s := range steps {
+			if s.OK {
+				deep, deepKB, deepMs = thousands(int64(s.N)), fmtNum(float64(s.ListingBytes)/1024), fmtNum(s.AcquireMs)
+				continue
+			}
+			brk, brkKB, how = thousands(int64(s.N)), fmtNum(float64(s.ListingBytes)/1024), oneLine(scrubPaths(s.Err), 160)
+		}
+		if brk == "not within the steps" && len(steps) > 0 {
+			brk = "> " + thousands(int64(steps[len(steps)-1].N))
+		}
+		m.row(peerCell(p), deep, deepKB, deepMs, brk, brkKB, how)
+	}
+	m.f(`
+Each peer's session acquires once behind n nodes the driver put in the lock directory, named like
+the peer's own lock nodes but sorting after them (steps %s), so its listing carries all n names and
+it holds at once if the listing arrives. Each probe is bounded by %v. The listing size counts
+4 + len(name) bytes per name; ZooKeeper's Java client refuses frames of 1 MB and more (jute.maxbuffer).
+`, joinInts(d.plan.LimitSteps), limitBudget)
+}
+
+// oneLine shortens s to n runes on one line.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return strings.ReplaceAll(s, "|", "/")
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = thousands(int64(x))
+	}
+	return strings.Join(parts, ", ")
+}
+
+var (
+	fAllocs     = func(r harness.Result) float64 { return r.Extra["allocs_per_op"] }
+	fAllocBytes = func(r harness.Result) float64 { return r.Extra["alloc_bytes_per_op"] }
+)
+
+// allocCell is "objects / bytes" allocated per operation (medians), "–" for process peers.
+func (d *runData) allocCell(p, id string) string {
+	o, b := d.get(p, id, fAllocs), d.get(p, id, fAllocBytes)
+	if !o.ok || !b.ok {
+		return "–"
+	}
+	return fmtNum(o.med) + " / " + thousands(int64(b.med))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 	"github.com/zkrecipes/zkrecipes/bench/internal/zkpeers"
 	"github.com/zkrecipes/zkrecipes/bench/peers"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // Peer names as they appear in the tables.
@@ -44,6 +45,8 @@ type runData struct {
 	counts   map[key]countResult
 	notes    []string
 	countErr string
+	limits   map[string][]limitStep // queue-limit pass, per peer
+	limitErr string
 }
 
 // allPeers lists every peer in table order; selected filters by name (empty = all).
@@ -73,23 +76,45 @@ func slug(name string) string {
 	return strings.ToLower(r.Replace(name))
 }
 
-// scenariosFor gives a peer its scenarios for one repetition, each under its own root.
-func scenariosFor(p plan, e peerEntry, base string, rep int) ([]spec, []harness.Scenario) {
+// scenariosFor gives a peer its scenarios for one repetition, each under its own root; a depth
+// scenario gets a server probe at its marks (addr: the server the probe reads).
+func scenariosFor(p plan, e peerEntry, base, addr string, rep int) ([]spec, []harness.Scenario, []*serverProbe) {
 	specs := p.Lock
 	if e.raw {
 		specs = p.Raw
 	} else if e.extra {
 		specs = append(append([]spec(nil), p.Lock...), p.Extra...)
 	}
-	if rep > 0 {
+	if rep < 0 { // the depth pass
+		specs = onlyKind(specs, harness.Depth)
+	} else { // depth runs in its own pass after the repetitions (it can exhaust the server)
 		specs = withoutKind(specs, harness.Depth)
 	}
-	scs := make([]harness.Scenario, len(specs))
+	scs, probes := make([]harness.Scenario, len(specs)), make([]*serverProbe, len(specs))
 	for i, s := range specs {
 		scs[i] = s.Scenario
-		scs[i].Root = fmt.Sprintf("%s/r%d/%s/%s", base, rep, slug(e.peer.Name()), s.ID)
+		scs[i].Root = fmt.Sprintf("%s/r%d/%s/%s", base, max(rep, 0), slug(e.peer.Name()), s.ID)
+		if s.Kind == harness.Depth {
+			heap := ""
+			if heapProfile != "" && !isProcessPeer(e.peer.Name()) {
+				heap = fmt.Sprintf("%s.%s.%s", heapProfile, slug(e.peer.Name()), s.ID)
+			}
+			probes[i] = newServerProbe(addr, scs[i].Root+"/lock", s.Waiters, min(s.Budget/2, 15*time.Second), heap)
+			scs[i].Mark = probes[i].mark
+		}
 	}
-	return specs, scs
+	return specs, scs, probes
+}
+
+// onlyKind keeps the scenarios of one kind.
+func onlyKind(specs []spec, kind string) []spec {
+	var out []spec
+	for _, s := range specs {
+		if s.Kind == kind {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // withoutKind drops the scenarios of one kind. The depth scenarios (e) run in the first
@@ -105,33 +130,70 @@ func withoutKind(specs []spec, kind string) []spec {
 	return out
 }
 
+// depthPass runs the depth scenarios (e) once per lock peer, after the repetitions and the
+// counting pass: 10,000 waiters can exhaust the server (its replies to slow clients queue up in
+// its heap), so nothing else depends on the server surviving it. A server that no longer answers
+// "ruok" ends the pass with a note.
+func depthPass(ctx context.Context, d *runData, ps []peerEntry, servers, addr, base string, log io.Writer) error {
+	for _, e := range ps {
+		if e.raw {
+			continue
+		}
+		if out, err := zktest.FourLetter(ctx, addr, "ruok"); err != nil || !strings.Contains(out, "imok") {
+			d.notes = append(d.notes, fmt.Sprintf("depth pass: the server stopped answering before %s (%v); the rest of e was not run", e.peer.Name(), err))
+			return nil
+		}
+		if err := runOne(ctx, d, e, servers, addr, base, -1, log); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // runReps runs every peer's scenarios back to back, reps times, rotating the peer order by one
 // each repetition (peer-bench.md), and stores each result under its key.
-func runReps(ctx context.Context, d *runData, ps []peerEntry, servers, base string, log io.Writer) error {
+func runReps(ctx context.Context, d *runData, ps []peerEntry, servers, addr, base string, log io.Writer) error {
 	for rep := 0; rep < d.reps; rep++ {
 		for i := range ps {
-			e := ps[(i+rep)%len(ps)]
-			specs, scs := scenariosFor(d.plan, e, base, rep)
-			t0 := time.Now()
-			res, err := e.peer.Run(ctx, servers, scs...)
-			fmt.Fprintf(log, "bench: rep %d/%d %-22s %6.1fs\n", rep+1, d.reps, e.peer.Name(), time.Since(t0).Seconds())
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if err != nil {
-				d.notes = append(d.notes, fmt.Sprintf("rep %d: %s failed as a whole: %v", rep+1, e.peer.Name(), err))
-			}
-			for j, r := range res {
-				if j >= len(specs) {
-					break
-				}
-				k := key{e.peer.Name(), specs[j].ID}
-				if r.Error != "" {
-					d.notes = append(d.notes, fmt.Sprintf("rep %d: %s %s: %s", rep+1, e.peer.Name(), specs[j].ID, r.Error))
-				}
-				d.results[k] = append(d.results[k], r)
+			if err := runOne(ctx, d, ps[(i+rep)%len(ps)], servers, addr, base, rep, log); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// runOne runs one peer's scenarios of one repetition (rep -1: the depth pass) and stores them.
+func runOne(ctx context.Context, d *runData, e peerEntry, servers, addr, base string, rep int, log io.Writer) error {
+	specs, scs, probes := scenariosFor(d.plan, e, base, addr, rep)
+	if len(specs) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	res, err := e.peer.Run(ctx, servers, scs...)
+	what := fmt.Sprintf("rep %d/%d", rep+1, d.reps)
+	if rep < 0 {
+		what = "depth pass"
+	}
+	fmt.Fprintf(log, "bench: %s %-22s %6.1fs\n", what, e.peer.Name(), time.Since(t0).Seconds())
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		d.notes = append(d.notes, fmt.Sprintf("%s: %s failed as a whole: %v", what, e.peer.Name(), err))
+	}
+	for j, r := range res {
+		if j >= len(specs) {
+			break
+		}
+		if probes[j] != nil {
+			probes[j].fill(&r)
+		}
+		k := key{e.peer.Name(), specs[j].ID}
+		if r.Error != "" {
+			d.notes = append(d.notes, fmt.Sprintf("%s: %s %s: %s", what, e.peer.Name(), specs[j].ID, r.Error))
+		}
+		d.results[k] = append(d.results[k], r)
 	}
 	return nil
 }
@@ -141,12 +203,19 @@ var errNoPeers = errors.New("bench: no peer selected")
 
 func hasProcessPeer(ps []peerEntry) bool {
 	for _, e := range ps {
-		if n := e.peer.Name(); n == curatorName || n == kazooName {
+		if isProcessPeer(e.peer.Name()) {
 			return true
 		}
 	}
 	return false
 }
+
+// isProcessPeer: the peer runs in a child process (not in this one).
+func isProcessPeer(name string) bool { return name == curatorName || name == kazooName }
+
+// heapProfile is the -memprofile prefix: each in-process depth scenario writes a heap profile,
+// taken once its queue is full, to <prefix>.<peer>.<id>.
+var heapProfile string
 
 // dropMissing removes the process peers whose runtime is still missing (ensurePeers noted why).
 func dropMissing(ps []peerEntry, d *runData) []peerEntry {

@@ -55,19 +55,79 @@ func (d *runData) evidence(id, other string) string {
 	return s
 }
 
-// targets evaluates issue 5's targets on this run's medians.
+// targets evaluates issue 12's targets on this run's medians.
 func (d *runData) targets() []targetRow {
-	rows := []targetRow{
+	return []targetRow{
 		d.ratioTarget("a. uncontended p50 ≤ 1.0× Curator", idUnc, curatorName, fP50, 1.0, true),
-		d.ratioTarget("b. N=8 acq/s ≥ 1.6× Curator", idCont8, curatorName, fRate, 1.6, false),
-		d.ratioTarget("b. N=8 acq/s ≥ 1.2× zk.Lock", idCont8, goLockName, fRate, 1.2, false),
+		d.ratioTarget("b. N=8 acq/s ≥ 1.0× zk.Lock", idCont8, goLockName, fRate, 1.0, false),
+		d.ratioTarget("b. N=8 client CPU per acquisition ≤ 1.0× zk.Lock", idCont8, goLockName, fCPU, 1.0, true),
+		d.ratioTarget("b. N=64 acq/s ≥ 1.0× zk.Lock", idCont64, goLockName, fRate, 1.0, false),
+		d.ratioTarget("b. N=64 client CPU per acquisition ≤ 1.0× zk.Lock", idCont64, goLockName, fCPU, 1.0, true),
 		d.ratioTarget("c. 64 locks cycles/s ≥ 1.6× Curator", idMany, curatorName, fRate, 1.6, false),
-		d.ratioTarget("d. release → next acquire p50 ≤ 0.5× Curator", idHerd, curatorName, fHand, 0.5, true),
+		d.ratioTarget("d. release → next acquire p50 ≤ 1.0× zk.Lock", idHerd, goLockName, fHand, 1.0, true),
+		d.floorTarget("d. release → next acquire p50 ≤ 1.0× the raw idle handoff", d.get(zkrecipesName, idHerd, fHand),
+			d.get(rawName, idRawHand, fP50), 1.0),
 		d.notifTarget(),
-		d.ratioTarget("client CPU per contended acquisition (N=8) ≤ 0.4× Curator", idCont8, curatorName, fCPU, 0.4, true),
-		d.ratioTarget("client CPU per contended acquisition (N=64) ≤ 0.4× Curator", idCont64, curatorName, fCPU, 0.4, true),
 	}
-	return rows
+}
+
+// floorTarget compares zkrecipes' median to a raw floor: met when the ratio is <= limit.
+func (d *runData) floorTarget(name string, a, floor agg, limit float64) targetRow {
+	r, ok := ratio(a, floor)
+	if !ok {
+		return targetRow{name: name, measured: "–", verdict: "not measured"}
+	}
+	return targetRow{name: name, measured: fmt.Sprintf("%.2f×", r), verdict: verdict(r <= limit),
+		evidence: fmt.Sprintf("zkrecipes %s ms vs floor %s ms", fmtAgg(a), fmtAgg(floor))}
+}
+
+// depthTargets are issue 12's goals at the deepest queue of the plan (10,000 in the default one).
+func (d *runData) depthTargets() []targetRow {
+	var deep, ref spec
+	for _, s := range d.plan.Lock {
+		if s.Kind == harness.Depth {
+			ref, deep = deep, s
+		}
+	}
+	if deep.ID == "" {
+		return nil
+	}
+	w := thousands(int64(deep.Waiters))
+	r, ok := d.first(zkrecipesName, deep.ID)
+	if !ok {
+		why := d.status(zkrecipesName, deep.ID)
+		return []targetRow{{name: "e. at " + w + " waiters: every depth goal", measured: "–", verdict: "**missed**", evidence: why}}
+	}
+	n, hasN := r.Extra["notifications_per_release"]
+	rows := []targetRow{
+		{name: "e. at " + w + " waiters: each release wakes exactly one waiter", measured: extraCell(r, "notifications_per_release") + " notifications per release",
+			verdict: verdict(hasN && math.Abs(n-1) < 1e-9), evidence: "watch notifications fired by the server (mntr) during the timed releases"},
+		{name: "e. at " + w + " waiters: client memory per waiter < 4 KB", measured: fmtSigned(r.MemPerWaiter) + " bytes",
+			verdict: verdict(r.MemPerWaiter < 4096), evidence: "Go live heap after GC (runtime/metrics), queue full, divided by the waiters"},
+		{name: "e. at " + w + " waiters: at most one goroutine per waiter (the caller's own included)",
+			measured: fmt.Sprintf("%.2f", 1+r.GoroutinesPerWaiter), verdict: verdict(r.GoroutinesPerWaiter < 0.005),
+			evidence: fmt.Sprintf("library goroutines per waiter %.2f (runtime/metrics)", r.GoroutinesPerWaiter)},
+	}
+	return append(rows, d.drainTarget(deep, ref, r))
+}
+
+// drainTarget: the drain time per waiter grows no faster from the reference depth to the deepest
+// than the listing each handoff carries (bytes the server sends per handoff).
+func (d *runData) drainTarget(deep, ref spec, r harness.Result) targetRow {
+	row := targetRow{name: fmt.Sprintf("e. drain grows no worse than depth × listing cost (%s → %s waiters)",
+		thousands(int64(ref.Waiters)), thousands(int64(deep.Waiters)))}
+	q, ok := d.first(zkrecipesName, ref.ID)
+	if !ok || ref.ID == "" || r.DrainSeconds <= 0 || q.DrainSeconds <= 0 || q.Extra["bytes_per_handoff"] <= 0 {
+		row.measured, row.verdict, row.evidence = "–", "**missed**", "the drain did not complete at both depths"
+		return row
+	}
+	perDeep, perRef := r.DrainSeconds/float64(deep.Waiters), q.DrainSeconds/float64(ref.Waiters)
+	growth, listing := perDeep/perRef, r.Extra["bytes_per_handoff"]/q.Extra["bytes_per_handoff"]
+	row.measured = fmt.Sprintf("drain per waiter × %.1f, listing × %.1f", growth, listing)
+	row.verdict = verdict(growth <= listing*1.1)
+	row.evidence = fmt.Sprintf("drain %s s and %s s; bytes per handoff %s and %s", fmtNum(q.DrainSeconds), fmtNum(r.DrainSeconds),
+		fmtNum(q.Extra["bytes_per_handoff"]), fmtNum(r.Extra["bytes_per_handoff"]))
+	return row
 }
 
 // notifTarget: exactly one watch notification per release in the herd (counting pass).
@@ -86,9 +146,9 @@ func (d *runData) notifTarget() targetRow {
 }
 
 func writeTargets(m *md, d *runData) {
-	m.f("\n## Targets (issue 5; ratios of medians from this run, forceSync=yes)\n")
+	m.f("\n## Targets (issue 12; ratios of medians from this run, forceSync=yes)\n")
 	m.table("target", "measured", "verdict", "evidence")
-	for _, t := range d.targets() {
+	for _, t := range append(d.targets(), d.depthTargets()...) {
 		m.row(t.name, t.measured, t.verdict, t.evidence)
 	}
 	m.f("\nWhy a target is missed, with the round trips and profiles behind it: docs/performance.md.\n")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 	"github.com/zkrecipes/zkrecipes/bench/internal/zkpeers"
 	"github.com/zkrecipes/zkrecipes/zktest"
@@ -112,5 +113,83 @@ func TestRunRejectsBadScenario(t *testing.T) {
 	_, err := harness.RunScenario(context.Background(), nil, servers, harness.Scenario{Kind: harness.Contended, Root: "rel"})
 	if !errors.Is(err, harness.ErrBadScenario) {
 		t.Fatalf("got %v, want ErrBadScenario", err)
+	}
+}
+
+// The depth scenario in every peer: the marks arrive in order (filled, start, end) through the
+// driver's Mark (over stdin/stdout for the process peers), every acquirer acquires once, the
+// timed releases are measured and nobody holds beside the holder.
+func TestDepthMarksEveryPeer(t *testing.T) {
+	tests := []struct {
+		peer    harness.Peer
+		missing func() error
+	}{
+		{zkpeers.GoLockPeer(), nil},
+		{CuratorPeer(), CuratorAvailable},
+		{KazooPeer(), KazooAvailable},
+	}
+	for i, tt := range tests {
+		t.Run(tt.peer.Name(), func(t *testing.T) {
+			if tt.missing != nil {
+				if err := tt.missing(); err != nil {
+					t.Skip(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var marks []string
+			sc := harness.Scenario{Kind: harness.Depth, Root: fmt.Sprintf("/benchtest/depth-%d", i), Sessions: 4,
+				Waiters: 12, Releases: 5, Budget: 30 * time.Second,
+				Mark: func(ctx context.Context, m string) { marks = append(marks, m) }}
+			res, err := tt.peer.Run(ctx, servers, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res) != 1 {
+				t.Fatalf("got %d results: %+v", len(res), res)
+			}
+			r := res[0]
+			if r.Error != "" || r.Cycles != 5 || r.TotalCycles != 13 || r.Violations != 0 || r.HandoffP50Ms <= 0 ||
+				r.P99Ms < r.HandoffP50Ms || r.DrainSeconds <= 0 || r.Extra["drained"] != 13 || r.Extra["fill_s"] <= 0 {
+				t.Fatalf("bad result: %+v", r)
+			}
+			if fmt.Sprint(marks) != "[filled start end]" {
+				t.Fatalf("marks %v, want [filled start end]", marks)
+			}
+		})
+	}
+}
+
+// The queue-limit probe acquires behind nodes that sort after its own, and fails, within its
+// budget, when the lock directory holds a node it cannot parse (zk.Lock: a name without a
+// sequence) — a failure is reported in the result, not as a hang.
+func TestDepthLimitProbe(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := zkpeers.Connect(ctx, servers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	dir := "/benchtest/limit/lock"
+	if err := zkpeers.EnsurePath(conn, dir); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		if _, err := conn.Create(fmt.Sprintf("%s/_c_%032x-lock-9%09d", dir, i, i), nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := harness.Scenario{Kind: harness.DepthLimit, Root: "/benchtest/limit", Waiters: 20, Budget: 10 * time.Second}
+	res, err := zkpeers.GoLockPeer().Run(ctx, servers, sc)
+	if err != nil || len(res) != 1 || res[0].Error != "" || res[0].Cycles != 1 {
+		t.Fatalf("behind 20 nodes: %v %+v", err, res)
+	}
+	if _, err := conn.Create(dir+"/not-a-lock-node", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	res, err = zkpeers.GoLockPeer().Run(ctx, servers, sc)
+	if err != nil || len(res) != 1 || res[0].Error == "" {
+		t.Fatalf("behind a bad node: %v %+v", err, res)
 	}
 }

@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 	"github.com/zkrecipes/zkrecipes/interop"
@@ -93,8 +96,15 @@ func kazooCommand(ctx context.Context, servers string) (*exec.Cmd, error) {
 // Name implements harness.Peer.
 func (p procPeer) Name() string { return p.name }
 
-// Run implements harness.Peer: one child for all scenarios. If ctx ends the child is killed.
+// Run implements harness.Peer: one child for all scenarios, sent one line at a time. A line
+// {"mark": m} from the child is a scenario's phase mark: the driver's Mark runs, then "go" is
+// written back. If ctx ends the child is killed.
 func (p procPeer) Run(ctx context.Context, servers string, scenarios ...harness.Scenario) ([]harness.Result, error) {
+	for _, sc := range scenarios {
+		if err := sc.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	cmd, err := p.command(ctx, servers)
 	if err != nil {
 		return nil, err
@@ -102,16 +112,12 @@ func (p procPeer) Run(ctx context.Context, servers string, scenarios ...harness.
 	if len(cmd.Args) > 1 && strings.HasSuffix(cmd.Args[1], ".py") {
 		defer os.RemoveAll(filepath.Dir(cmd.Args[1]))
 	}
-	var input strings.Builder
-	for _, sc := range scenarios {
-		if err := sc.Validate(); err != nil {
-			return nil, err
-		}
-		input.WriteString(strings.Join(sc.Args(), " ") + "\n")
-	}
-	cmd.Stdin = strings.NewReader(input.String())
 	stderr := &strings.Builder{}
 	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -121,7 +127,8 @@ func (p procPeer) Run(ctx context.Context, servers string, scenarios ...harness.
 	}
 	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
 	defer stop()
-	out, perr := readResults(stdout, p.name)
+	out, perr := converse(ctx, stdin, stdout, p.name, scenarios, func() { _ = cmd.Process.Kill() })
+	stdin.Close()
 	werr := cmd.Wait()
 	if err := ctx.Err(); err != nil {
 		return out, err
@@ -132,20 +139,92 @@ func (p procPeer) Run(ctx context.Context, servers string, scenarios ...harness.
 	return out, perr
 }
 
-// readResults decodes one JSON Result per line until EOF.
-func readResults(r interface{ Read([]byte) (int, error) }, name string) ([]harness.Result, error) {
+// message is one line from a child: a phase mark or a result.
+type message struct {
+	Mark string `json:"mark"`
+	harness.Result
+}
+
+// converse sends each scenario, answers its marks, and collects its result. A scenario with a
+// Budget that runs past scenarioLimit has the child killed (kill) and gets a failed Result.
+func converse(ctx context.Context, stdin io.Writer, stdout io.Reader, name string, scenarios []harness.Scenario, kill func()) ([]harness.Result, error) {
 	var out []harness.Result
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		var res harness.Result
-		if err := json.Unmarshal(sc.Bytes(), &res); err != nil {
-			return out, fmt.Errorf("peers: %s printed %q: %w", name, sc.Text(), err)
+	for _, s := range scenarios {
+		if _, err := io.WriteString(stdin, strings.Join(s.Args(), " ")+"\n"); err != nil {
+			return out, fmt.Errorf("peers: %s: write scenario: %w", name, err)
 		}
-		res.Peer = name
-		out = append(out, res)
+		var killed atomic.Bool
+		lastMark := "none"
+		var t *time.Timer
+		if limit := scenarioLimit(s); limit > 0 {
+			t = time.AfterFunc(limit, func() { // stopped when this scenario's result arrives
+				killed.Store(true)
+				if s.Mark != nil {
+					s.Mark(ctx, "killed") // the driver looks at the queue before the child's sessions go
+				}
+				kill()
+			})
+			defer t.Stop()
+		}
+		for {
+			if !sc.Scan() {
+				if killed.Load() {
+					return append(out, harness.Result{Peer: name, Kind: s.Kind,
+						Error: fmt.Sprintf("killed: no result within %v (last mark: %s)", scenarioLimit(s), lastMark)}), nil
+				}
+				if err := sc.Err(); err != nil {
+					return out, err
+				}
+				return out, nil // the child ended; Run reports the missing results
+			}
+			var m message
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				return out, fmt.Errorf("peers: %s printed %q: %w", name, sc.Text(), err)
+			}
+			if m.Mark != "" {
+				lastMark = m.Mark
+				if m.Mark == "filled" && t != nil {
+					t.Reset(drainLimit(s))
+				}
+				if s.Mark != nil {
+					s.Mark(ctx, m.Mark)
+				}
+				if _, err := io.WriteString(stdin, "go\n"); err != nil {
+					return out, fmt.Errorf("peers: %s: write go: %w", name, err)
+				}
+				continue
+			}
+			if t != nil {
+				t.Stop() // a later scenario must not be killed by this one's watchdog
+			}
+			m.Result.Peer = name
+			out = append(out, m.Result)
+			break
+		}
 	}
-	return out, sc.Err()
+	return out, nil
+}
+
+// scenarioLimit bounds a scenario with a Budget in wall time until its "filled" mark: the
+// child bounds the filling by the budget; 20 s more for connecting and reporting, then the child
+// is killed (0: no bound).
+func scenarioLimit(s harness.Scenario) time.Duration {
+	if s.Budget <= 0 {
+		return 0
+	}
+	return s.Budget + 20*time.Second
+}
+
+// drainLimit bounds the rest once the queue is full: the driver's settling (15 s), the timed
+// releases and the drain (DrainBudget, in the child), 30 s to measure, clean up and report.
+func drainLimit(s harness.Scenario) time.Duration {
+	d := s.DrainBudget
+	if d <= 0 {
+		d = s.Budget
+	}
+	return 45*time.Second + d
 }
 
 func tail(s string) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,27 +193,31 @@ func waitQueue(ctx context.Context, obs *zk.Conn, path string, want int) error {
 	}
 }
 
-// waitWatchesSettled waits (bounded, 30 s) until the server holds at least want watches and the
-// count has stopped moving: every queued waiter has listed, decided and set its watch, so the
-// memory measured is what a settled waiter keeps, not a listing in flight. Same rule for every peer.
-func waitWatchesSettled(ctx context.Context, servers string, want int) {
-	addr := strings.Split(servers, ",")[0]
-	deadline := time.Now().Add(30 * time.Second)
+// WaitWatchesSettled waits (bounded by d) until the server at addr holds at least want watches
+// and the count has not moved for 3 polls 100 ms apart (every queued waiter has listed, decided
+// and set its watch), or, short of want, has not moved for 3 s (a peer that watches less). It
+// returns the last count read ("wchs"), -1 if none.
+func WaitWatchesSettled(ctx context.Context, addr string, want int, d time.Duration) int {
+	deadline := time.Now().Add(d)
 	last, stable := -1, 0
-	for time.Now().Before(deadline) && ctx.Err() == nil && stable < 3 {
-		n := serverWatches(ctx, addr)
-		if n >= want && n == last {
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		n := ServerWatches(ctx, addr)
+		if n == last {
 			stable++
 		} else {
 			stable = 0
 		}
 		last = n
-		time.Sleep(100 * time.Millisecond)
+		if (n >= want && stable >= 3) || stable >= 30 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // polling the server's count; no event says "settled"
 	}
+	return last
 }
 
-// serverWatches reads the server's total watch count ("wchs"), or -1.
-func serverWatches(ctx context.Context, addr string) int {
+// ServerWatches reads the server's total watch count ("wchs"), or -1.
+func ServerWatches(ctx context.Context, addr string) int {
 	out, err := zktest.FourLetter(ctx, addr, "wchs")
 	if err != nil {
 		return -1
@@ -228,14 +231,6 @@ func serverWatches(ctx context.Context, addr string) int {
 		return -1
 	}
 	return n
-}
-
-// heapInUse is the live heap after a GC.
-func heapInUse() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }
 
 // silentLogger drops go-zookeeper's log lines (closed sessions log "recv loop terminated").

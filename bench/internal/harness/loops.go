@@ -180,7 +180,7 @@ func runLoops(ctx context.Context, connect Connector, servers string, sc Scenari
 	return Result{Sessions: sc.Sessions, Cycles: total, TotalCycles: sumCounts(counts), Seconds: secs,
 		CyclesPerSec: float64(total) / secs,
 		MinPerClient: lo, MaxPerClient: hi, Violations: g.violations.Load(),
-		CPUUsPerOp: float64(cpu) / 1e3 / float64(max(total, 1))}, nil
+		CPUUsPerOp: float64(cpu) / 1e3 / float64(max(total, 1)), Extra: w.allocs.perOp(total)}, nil
 }
 
 // workers runs loop bodies until stopped, remembering the first error.
@@ -192,6 +192,8 @@ type workers struct {
 	err     error
 	failed  chan struct{}
 	live    atomic.Int64 // loop goroutines still running
+	allocs0 allocs       // at the start of the window
+	allocs  allocs       // over the window
 }
 
 func newWorkers(ctx context.Context) *workers {
@@ -227,8 +229,10 @@ func (w *workers) window(warmup, d time.Duration, counts []atomic.Int64) (before
 		return s
 	}
 	before, cpu0, t0 := snap(), cpuTime(), time.Now()
+	w.allocs0 = readAllocs()
 	w.pause(d)
 	after, secs = snap(), time.Since(t0).Seconds()
+	w.allocs = readAllocs().minus(w.allocs0)
 	return before, after, secs, int64(cpuTime() - cpu0)
 }
 

@@ -13,7 +13,8 @@ const (
 	Contended   = "contended"   // b. Sessions sessions loop on one path, empty critical section
 	ManyLocks   = "many"        // c. Sessions sessions, each on its own path
 	Herd        = "herd"        // d. Sessions waiters queued behind one holder, single releases
-	Depth       = "depth"       // e. Waiters acquirers over Sessions sessions on one path
+	Depth       = "depth"       // e. one holder and Waiters waiters over Sessions sessions on one path
+	DepthLimit  = "depth-limit" // e. one acquirer behind Waiters nodes the driver created (sorting after it)
 	RW          = "rw"          // f. read/write lock, ReadPercent readers
 	Semaphore   = "semaphore"   // f. semaphore with Leases leases
 	MultiLock   = "multilock"   // f. multi-lock over 3 paths
@@ -46,6 +47,20 @@ type Scenario struct {
 	Releases    int           // herd: measured single releases (peer-bench: 15)
 	Leases      int           // semaphore: max leases (default 4)
 	ReadPercent int           // rw: percent of acquisitions that are reads (default 90)
+	Budget      time.Duration // depth: bound on filling the queue; depth-limit: on the acquire
+	DrainBudget time.Duration // depth: bound on the timed releases and on draining (default Budget)
+
+	// Mark, if set, is called at a scenario's phase marks and returns once the driver has
+	// measured the server there (depth: "filled", "start", "end"). Process peers print the mark
+	// and wait for the driver's go-ahead on stdin.
+	Mark func(ctx context.Context, mark string) `json:"-"`
+}
+
+// mark calls s.Mark if set.
+func (s Scenario) mark(ctx context.Context, m string) {
+	if s.Mark != nil {
+		s.Mark(ctx, m)
+	}
 }
 
 // Validate checks the fields the kind needs.
@@ -55,9 +70,9 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("%w: no kind", ErrBadScenario)
 	case len(s.Root) < 2 || s.Root[0] != '/' || s.Root[len(s.Root)-1] == '/':
 		return fmt.Errorf("%w: root %q", ErrBadScenario, s.Root)
-	case s.Duration <= 0 && s.Kind != Herd:
+	case s.Duration <= 0 && s.Kind != Herd && s.Kind != Depth && s.Kind != DepthLimit:
 		return fmt.Errorf("%w: duration %v", ErrBadScenario, s.Duration)
-	case s.Sessions < 0 || s.Waiters < 0 || s.WarmCycles < 0 || s.Releases < 0 || s.Leases < 0:
+	case s.Sessions < 0 || s.Waiters < 0 || s.WarmCycles < 0 || s.Releases < 0 || s.Leases < 0 || s.Budget < 0 || s.DrainBudget < 0:
 		return fmt.Errorf("%w: negative count", ErrBadScenario)
 	case s.ReadPercent < 0 || s.ReadPercent > 100:
 		return fmt.Errorf("%w: read percent %d", ErrBadScenario, s.ReadPercent)
@@ -82,6 +97,12 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Waiters == 0 {
 		s.Waiters = s.Sessions
 	}
+	if s.Budget == 0 {
+		s.Budget = time.Minute
+	}
+	if s.DrainBudget == 0 {
+		s.DrainBudget = s.Budget
+	}
 	return s
 }
 
@@ -95,31 +116,35 @@ func (s Scenario) Args() []string {
 		fmt.Sprintf("--duration-ms=%d", s.Duration.Milliseconds()),
 		fmt.Sprintf("--warm-cycles=%d", s.WarmCycles), fmt.Sprintf("--releases=%d", s.Releases),
 		fmt.Sprintf("--leases=%d", s.Leases), fmt.Sprintf("--read-pct=%d", s.ReadPercent),
+		fmt.Sprintf("--budget-ms=%d", s.Budget.Milliseconds()),
+		fmt.Sprintf("--drain-budget-ms=%d", s.DrainBudget.Milliseconds()),
 	}
 }
 
 // Result is what every peer reports for one scenario, in every language (JSON field names are
 // the contract with the Java and Python programs).
 type Result struct {
-	Peer         string             `json:"peer"`
-	Kind         string             `json:"kind"`
-	Sessions     int                `json:"sessions"`
-	Waiters      int                `json:"waiters,omitempty"`
-	Cycles       int64              `json:"cycles"`         // acquisitions (or raw ops) in the window
-	TotalCycles  int64              `json:"total_cycles"`   // every acquisition, warm-up and drain included
-	Seconds      float64            `json:"seconds"`        // window length
-	CyclesPerSec float64            `json:"cycles_per_sec"` // Cycles / Seconds
-	P50Ms        float64            `json:"p50_ms,omitempty"`
-	P99Ms        float64            `json:"p99_ms,omitempty"`
-	MinPerClient int64              `json:"min_per_client,omitempty"`
-	MaxPerClient int64              `json:"max_per_client,omitempty"`
-	Violations   int64              `json:"violations"` // holder counter over the permitted count
-	HandoffP50Ms float64            `json:"handoff_p50_ms,omitempty"`
-	CPUUsPerOp   float64            `json:"client_cpu_us_per_cycle,omitempty"`
-	MemPerWaiter float64            `json:"mem_bytes_per_waiter,omitempty"`
-	Unsupported  bool               `json:"unsupported,omitempty"`
-	Error        string             `json:"error,omitempty"`
-	Extra        map[string]float64 `json:"extra,omitempty"`
+	Peer                string             `json:"peer"`
+	Kind                string             `json:"kind"`
+	Sessions            int                `json:"sessions"`
+	Waiters             int                `json:"waiters,omitempty"`
+	Cycles              int64              `json:"cycles"`         // acquisitions (or raw ops) in the window
+	TotalCycles         int64              `json:"total_cycles"`   // every acquisition, warm-up and drain included
+	Seconds             float64            `json:"seconds"`        // window length
+	CyclesPerSec        float64            `json:"cycles_per_sec"` // Cycles / Seconds
+	P50Ms               float64            `json:"p50_ms,omitempty"`
+	P99Ms               float64            `json:"p99_ms,omitempty"`
+	MinPerClient        int64              `json:"min_per_client,omitempty"`
+	MaxPerClient        int64              `json:"max_per_client,omitempty"`
+	Violations          int64              `json:"violations"` // holder counter over the permitted count
+	HandoffP50Ms        float64            `json:"handoff_p50_ms,omitempty"`
+	CPUUsPerOp          float64            `json:"client_cpu_us_per_cycle,omitempty"`
+	MemPerWaiter        float64            `json:"mem_bytes_per_waiter,omitempty"`
+	GoroutinesPerWaiter float64            `json:"goroutines_per_waiter,omitempty"` // depth, Go peers: library goroutines per waiter
+	DrainSeconds        float64            `json:"drain_s,omitempty"`               // depth: first release to the last waiter's acquisition
+	Unsupported         bool               `json:"unsupported,omitempty"`
+	Error               string             `json:"error,omitempty"`
+	Extra               map[string]float64 `json:"extra,omitempty"`
 }
 
 // Peer is one implementation under comparison. Run executes scenarios in order (in one process

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Locker is one acquirer's handle on a lock. Used by one goroutine at a time: Acquire, then
@@ -84,6 +85,8 @@ func RunScenario(ctx context.Context, connect Connector, servers string, sc Scen
 		return runHerd(ctx, connect, servers, sc)
 	case Depth:
 		return runDepth(ctx, connect, servers, sc)
+	case DepthLimit:
+		return runDepthLimit(ctx, connect, servers, sc)
 	}
 	return Result{}, fmt.Errorf("%w: %s", ErrUnsupported, sc.Kind)
 }
@@ -92,7 +95,9 @@ func RunScenario(ctx context.Context, connect Connector, servers string, sc Scen
 func connectAll(ctx context.Context, connect Connector, servers string, n int) ([]Session, error) {
 	ss := make([]Session, 0, n)
 	for i := 0; i < n; i++ {
-		s, err := connect(ctx, servers)
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second) // a server that stopped answering
+		s, err := connect(cctx, servers)
+		cancel()
 		if err != nil {
 			closeAll(ss)
 			return nil, fmt.Errorf("harness: session %d: %w", i, err)

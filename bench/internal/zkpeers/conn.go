@@ -55,3 +55,10 @@ func ensurePath(conn *zk.Conn, path string) error {
 type silentLogger struct{}
 
 func (silentLogger) Printf(string, ...any) {}
+
+// Connect opens a plain go-zookeeper session for the driver's own use (the queue-limit pass) and
+// waits, bounded by ctx, until it is established.
+func Connect(ctx context.Context, servers string) (*zk.Conn, error) { return connect(ctx, servers) }
+
+// EnsurePath creates path and its parents as persistent nodes, ignoring those that exist.
+func EnsurePath(conn *zk.Conn, path string) error { return ensurePath(conn, path) }

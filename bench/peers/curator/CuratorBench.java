@@ -31,6 +31,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 
 public final class CuratorBench {
     static String servers;
+    static BufferedReader in;
 
     interface Locker { void acquire() throws Exception; void release() throws Exception; }
     interface Cycle { void run() throws Exception; }
@@ -66,17 +67,19 @@ public final class CuratorBench {
 
     public static void main(String[] args) throws Exception {
         servers = args[0];
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        in = new BufferedReader(new InputStreamReader(System.in));
         String line;
         while ((line = in.readLine()) != null) {
-            if (line.isBlank()) continue;
+            if (line.isBlank() || line.trim().equals("go")) continue;
             Map<String, String> sc = parse(line);
             Map<String, Object> r;
             try {
                 r = run(sc);
             } catch (Throwable e) {
                 r = new HashMap<>();
-                r.put("error", String.valueOf(e));
+                String msg = String.valueOf(e);
+                for (Throwable c = e.getCause(); c != null && c != e; c = c.getCause()) msg += ": " + c;
+                r.put("error", msg);
             }
             r.put("peer", "Curator");
             r.put("kind", sc.get("kind"));
@@ -103,6 +106,7 @@ public final class CuratorBench {
             case "contended": case "many": case "rw": case "semaphore": case "multilock": return loops(sc);
             case "herd": return herd(sc);
             case "depth": return depth(sc);
+            case "depth-limit": return depthLimit(sc);
             default:
                 Map<String, Object> r = new HashMap<>();
                 r.put("unsupported", true);
@@ -370,36 +374,131 @@ public final class CuratorBench {
         return rt.totalMemory() - rt.freeMemory();
     }
 
+    // mark tells the driver a phase mark and waits for its go-ahead (it measures the server there).
+    static void mark(String m) throws Exception {
+        System.out.println("{\"mark\":\"" + m + "\"}");
+        System.out.flush();
+        in.readLine();
+    }
+
+    static int numChildren(CuratorFramework obs, String path) {
+        try {
+            org.apache.zookeeper.data.Stat st = obs.checkExists().forPath(path);
+            return st == null ? -1 : st.getNumChildren();
+        } catch (Exception e) { return -1; }
+    }
+
+    // depth: one holder and `waiters` waiters over the sessions on one path; memory once the
+    // queue is full; `releases` timed single releases (the releaser does not queue again); then the
+    // rest of the queue drains on its own. Filling and draining are each bounded by budget-ms.
     static Map<String, Object> depth(Map<String, String> sc) throws Exception {
-        int s = num(sc, "sessions"), waiters = num(sc, "waiters");
-        List<CuratorFramework> cs = connectAll(s);
+        int s = num(sc, "sessions"), waiters = num(sc, "waiters"), n = waiters + 1;
+        long budget = num(sc, "budget-ms") * 1_000_000L, dbudget = num(sc, "drain-budget-ms") * 1_000_000L;
+        List<CuratorFramework> cs = connectAll(Math.min(s, n));
         CuratorFramework obs = connect();
         String path = sc.get("root") + "/lock";
+        long[] acqAt = new long[n], relAt = new long[n];
+        BlockingQueue<Integer> acquired = new ArrayBlockingQueue<>(n + 1);
+        java.util.concurrent.CountDownLatch[] orders = new java.util.concurrent.CountDownLatch[n];
+        AtomicReference<Throwable> err = new AtomicReference<>();
+        Guard g = new Guard();
+        Runnable drain = () -> { for (java.util.concurrent.CountDownLatch o : orders) o.countDown(); };
+        Map<String, Object> r = new HashMap<>();
+        Map<String, Object> extra = new HashMap<>();
+        List<Thread> threads = new ArrayList<>();
         try {
-            Guard g = new Guard();
-            InterProcessMutex first = new InterProcessMutex(cs.get(0), path);
-            Workers w = new Workers();
-            w.counts = new AtomicLongArray(waiters);
-            long mem0 = usedHeap();
-            first.acquire();
-            for (int j = 1; j < waiters; j++) {
-                w.start(j, lockCycle(new LockLocker(new InterProcessMutex(cs.get(j % s), path)), g, 1, 1));
+            for (int i = 0; i < n; i++) {
+                int id = i;
+                orders[i] = new java.util.concurrent.CountDownLatch(1);
+                InterProcessMutex m = new InterProcessMutex(cs.get(i % cs.size()), path);
+                Thread t = new Thread(() -> {
+                    try {
+                        m.acquire();
+                        acqAt[id] = System.nanoTime();
+                        if (g.holders.incrementAndGet() > 1) g.violations.incrementAndGet();
+                        acquired.put(id);
+                        orders[id].await();
+                        relAt[id] = System.nanoTime();
+                        g.holders.decrementAndGet();
+                        m.release();
+                    } catch (Throwable e) { err.compareAndSet(null, e); acquired.offer(-1); }
+                }, "waiter-" + i);
+                t.setDaemon(true);
+                threads.add(t); // the holder starts now, the waiters after the memory baseline
+                if (i == 0) { t.start(); next(acquired, err); }
             }
-            Exception qerr = null;
-            try { waitQueue(obs, path, waiters); } catch (Exception e) { qerr = e; }
-            double mem = usedHeap() - mem0;
-            first.release();
-            // The first acquirer's thread owns first, so it loops on a fresh mutex of its own.
-            w.start(0, lockCycle(new LockLocker(new InterProcessMutex(cs.get(0), path)), g, 1, 1));
-            if (qerr != null) { w.stop(cs); throw qerr; }
-            Map<String, Object> r = new HashMap<>();
-            w.window(sc, r);
-            w.abort(cs);
-            r.put("sessions", s); r.put("waiters", waiters); r.put("violations", g.violations.get());
-            r.put("total_cycles", w.total() + 1);
-            r.put("mem_bytes_per_waiter", mem / Math.max(waiters - 1, 1));
+            long mem0 = usedHeap(), t0 = System.nanoTime();
+            for (int i = 1; i < n; i++) threads.get(i).start();
+            int have = 0;
+            while (have < n) {
+                have = numChildren(obs, path);
+                if (err.get() != null) throw new Exception("while " + have + " of " + n + " queued", err.get());
+                if (System.nanoTime() - t0 > budget) throw new Exception("queue did not fill within " + budget / 1_000_000 + " ms: " + have + " of " + n);
+                Thread.sleep(5);
+            }
+            extra.put("fill_s", (System.nanoTime() - t0) / 1e9);
+            mark("filled");
+            r.put("mem_bytes_per_waiter", (usedHeap() - mem0) / (double) waiters);
+            int k = Math.min(num(sc, "releases"), waiters), holder = 0;
+            List<Long> handoffs = new ArrayList<>();
+            mark("start");
+            long cpu0 = cpuNs();
+            try {
+                long until = System.nanoTime() + dbudget;
+                for (int i = 0; i < k; i++) {
+                    orders[holder].countDown();
+                    Integer nx = acquired.poll(Math.max(1, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    if (nx == null || nx < 0) throw new Exception("timed release " + (i + 1) + " of " + k + ": no acquisition within the budget", err.get());
+                    handoffs.add(acqAt[nx] - relAt[holder]);
+                    holder = nx;
+                }
+            } finally { mark("end"); }
+            r.put("cycles", k); r.put("handoff_p50_ms", pct(handoffs, 0.5)); r.put("p99_ms", pct(handoffs, 0.99));
+            r.put("client_cpu_us_per_cycle", (cpuNs() - cpu0) / 1e3 / k);
+            drain.run();
+            long last = acqAt[holder], deadline = System.nanoTime() + dbudget;
+            int done = k + 1;
+            while (done < n) {
+                Integer i = acquired.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (i == null || i < 0) break;
+                last = acqAt[i];
+                done++;
+            }
+            r.put("total_cycles", done); r.put("violations", g.violations.get());
+            extra.put("drained", done);
+            if (done < n) extra.put("drain_bound_s", dbudget / 1e9); // not a failure: the table shows how far it got
+            else r.put("drain_s", (last - relAt[0]) / 1e9);
+            r.put("sessions", s); r.put("waiters", waiters); r.put("extra", extra);
             return r;
-        } finally { obs.close(); closeAll(cs); }
+        } finally {
+            drain.run();
+            // Closing 100 clients under thousands of blocked waiters can take minutes: close in
+            // the background, for at most 10 s here (depth scenarios run last in the process).
+            Thread closer = new Thread(() -> { obs.close(); closeAll(cs); });
+            closer.setDaemon(true);
+            closer.start();
+            closer.join(10_000);
+        }
+    }
+
+    // depthLimit: one acquirer behind `waiters` nodes the driver created (they sort after ours):
+    // the listing carries them all. Bounded by budget-ms.
+    static Map<String, Object> depthLimit(Map<String, String> sc) throws Exception {
+        List<CuratorFramework> cs = connectAll(1);
+        try {
+            InterProcessMutex m = new InterProcessMutex(cs.get(0), sc.get("root") + "/lock");
+            long t0 = System.nanoTime();
+            boolean ok = m.acquire(num(sc, "budget-ms"), TimeUnit.MILLISECONDS);
+            double ms = (System.nanoTime() - t0) / 1e6;
+            if (!ok) throw new Exception("no acquisition within " + sc.get("budget-ms") + " ms behind " + sc.get("waiters") + " nodes");
+            m.release();
+            Map<String, Object> r = new HashMap<>();
+            Map<String, Object> extra = new HashMap<>();
+            extra.put("acquire_ms", ms);
+            r.put("sessions", 1); r.put("waiters", num(sc, "waiters")); r.put("cycles", 1); r.put("total_cycles", 1);
+            r.put("extra", extra);
+            return r;
+        } finally { closeAll(cs); }
     }
 
     static String json(Map<String, Object> m) {
@@ -408,7 +507,10 @@ public final class CuratorBench {
             if (b.length() > 1) b.append(',');
             b.append('"').append(e.getKey()).append("\":");
             Object v = e.getValue();
-            if (v instanceof Number || v instanceof Boolean) {
+            if (v instanceof Map) {
+                @SuppressWarnings("unchecked") Map<String, Object> sub = (Map<String, Object>) v;
+                b.append(json(sub));
+            } else if (v instanceof Number || v instanceof Boolean) {
                 double d = v instanceof Number ? ((Number) v).doubleValue() : 0;
                 b.append(Double.isFinite(d) || v instanceof Boolean ? v.toString() : "0");
             } else {

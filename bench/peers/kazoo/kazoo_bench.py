@@ -249,46 +249,142 @@ def rss_bytes():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def mark(m):
+    """Tells the driver a phase mark and waits for its go-ahead (it measures the server there)."""
+    print(json.dumps({"mark": m}), flush=True)
+    sys.stdin.readline()
+
+
+def num_children(obs, path):
+    try:
+        st = obs.exists(path)
+    except Exception:  # noqa: BLE001 - parent not created yet
+        return -1
+    return -1 if st is None else st.numChildren
+
+
 def depth(sc):
+    """One holder and `waiters` waiters over the sessions on one path; memory once the queue is
+    full; `releases` timed single releases (the releaser does not queue again); then the rest of the
+    queue drains on its own. Filling and draining are each bounded by budget-ms."""
     s, waiters = int(sc["sessions"]), int(sc["waiters"])
-    cs = [connect() for _ in range(s)]
+    budget, n = int(sc["budget-ms"]) / 1e3, waiters + 1
+    dbudget = int(sc.get("drain-budget-ms", sc["budget-ms"])) / 1e3
+    cs = [connect() for _ in range(min(s, n))]
     obs = connect()
     path = sc["root"] + "/lock"
-    try:
-        g = Guard()
-        first = cs[0].Lock(path)
-        w = Workers(waiters)
-        mem0 = rss_bytes()
-        first.acquire()
-        for j in range(1, waiters):
-            w.start(j, lock_cycle(cs[j % s].Lock(path), g, 1, 1))
-        qerr = None
+    acq_at, rel_at = [0.0] * n, [0.0] * n
+    acquired, errs = queue.Queue(), []
+    orders = [threading.Event() for _ in range(n)]
+
+    def drain():
+        for o in orders:
+            o.set()
+    g = Guard()
+
+    def worker(i, lk):
         try:
-            wait_queue(obs, path, waiters)
-        except RuntimeError as e:
-            qerr = e
-        mem = rss_bytes() - mem0
-        first.release()
-        w.start(0, lock_cycle(first, g, 1, 1))
-        if qerr is not None:
-            w.stop(cs)
-            raise qerr
-        r = {"sessions": s, "waiters": waiters}
-        w.window(sc, r)
-        w.abort(cs)
-        r.update({"violations": g.violations, "total_cycles": sum(w.counts) + 1, "mem_bytes_per_waiter": mem / max(waiters - 1, 1)})
+            lk.acquire()
+            acq_at[i] = time.monotonic()
+            g.check(1, 1)
+            acquired.put(i)
+            orders[i].wait()  # set by the driver's order, or by the drain
+            rel_at[i] = time.monotonic()
+            lk.release()
+        except Exception as e:  # noqa: BLE001 - reported in the result
+            errs.append(e)
+            acquired.put(-1)
+
+    def nxt(timeout):
+        i = acquired.get(timeout=max(timeout, 0.001))
+        if i < 0:
+            raise RuntimeError("acquirer failed: %r" % errs[0])
+        return i
+
+    r = {"sessions": s, "waiters": waiters, "extra": {}}
+    try:
+        threading.Thread(target=worker, args=(0, cs[0].Lock(path)), daemon=True).start()
+        nxt(60)
+        mem0 = rss_bytes()
+        t0 = time.monotonic()
+        for j in range(1, n):
+            threading.Thread(target=worker, args=(j, cs[j % len(cs)].Lock(path)), daemon=True).start()
+        have = 0
+        while have < n:
+            have = num_children(obs, path)
+            if errs:
+                raise RuntimeError("while %d of %d queued: %r" % (have, n, errs[0]))
+            if time.monotonic() - t0 > budget:
+                raise RuntimeError("queue did not fill within %.0f s: %d of %d" % (budget, have, n))
+            time.sleep(0.005)
+        r["extra"]["fill_s"] = time.monotonic() - t0
+        mark("filled")
+        r["mem_bytes_per_waiter"] = (rss_bytes() - mem0) / waiters
+        k = min(int(sc["releases"]), waiters)
+        mark("start")
+        holder, handoffs, cpu0 = 0, [], time.process_time()
+        until = time.monotonic() + dbudget
+        try:
+            for _ in range(k):
+                orders[holder].set()
+                nx = nxt(until - time.monotonic())
+                handoffs.append(acq_at[nx] - rel_at[holder])
+                holder = nx
+        finally:
+            mark("end")
+        r.update({"cycles": k, "handoff_p50_ms": pct(handoffs, 0.5), "p99_ms": pct(handoffs, 0.99),
+                  "client_cpu_us_per_cycle": (time.process_time() - cpu0) * 1e6 / k})
+        drain()
+        have, last, deadline = k + 1, acq_at[holder], time.monotonic() + dbudget
+        while have < n:
+            try:
+                last = acq_at[nxt(deadline - time.monotonic())]
+            except queue.Empty:
+                break
+            have += 1
+        r.update({"total_cycles": have, "violations": g.violations})
+        r["extra"]["drained"] = have
+        if have < n:  # not a failure: the table shows how far the drain got within the bound
+            r["extra"]["drain_bound_s"] = dbudget
+        else:
+            r["drain_s"] = last - rel_at[0]
         return r
     finally:
-        close_all(cs + [obs])
+        drain()
+        # Closing 100 clients under thousands of blocked waiters can take minutes: close in the
+        # background, for at most 10 s here (depth scenarios run last in the process).
+        closer = threading.Thread(target=close_all, args=(cs + [obs],), daemon=True)
+        closer.start()
+        closer.join(10)
+
+
+def depth_limit(sc):
+    """One acquirer behind `waiters` nodes the driver created (they sort after ours): the listing
+    carries them all. Bounded by budget-ms."""
+    cs = [connect()]
+    try:
+        lk = cs[0].Lock(sc["root"] + "/lock")
+        t0 = time.monotonic()
+        ok = lk.acquire(timeout=int(sc["budget-ms"]) / 1e3)
+        ms = (time.monotonic() - t0) * 1e3
+        if not ok:
+            raise RuntimeError("no acquisition within %s ms behind %s nodes" % (sc["budget-ms"], sc["waiters"]))
+        lk.release()
+        return {"sessions": 1, "waiters": int(sc["waiters"]), "cycles": 1, "total_cycles": 1, "extra": {"acquire_ms": ms}}
+    finally:
+        close_all(cs)
 
 
 KINDS = {"uncontended": uncontended, "contended": loops, "many": loops,
-         "semaphore": loops, "herd": herd, "depth": depth}
+         "semaphore": loops, "herd": herd, "depth": depth, "depth-limit": depth_limit}
 
 
 def main():
-    for line in sys.stdin:
-        if not line.strip():
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        if not line.strip() or line.strip() == "go":
             continue
         sc = {}
         for f in line.split():
