@@ -3,6 +3,8 @@ package framework_test
 import (
 	"context"
 	"fmt"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -12,8 +14,10 @@ import (
 // A Framework connects in the background; operations are namespace-relative and run under a
 // context and the retry policy. A holder watches its session epoch to learn when it may have lost
 // what it holds.
+//
+// (The example runs against the package tests' local ZooKeeper; pass your ensemble's addresses.)
 func Example() {
-	f, err := framework.New([]string{"127.0.0.1:2181"},
+	f, err := framework.New(shared.Servers(),
 		framework.WithNamespace("myapp"),
 		framework.WithRetryPolicy(retry.ExponentialBackoff(100*time.Millisecond, 3)))
 	if err != nil {
@@ -35,8 +39,9 @@ func Example() {
 	session := f.Session()
 	select {
 	case <-session.Done():
-		fmt.Println("lost", node, session.Err())
+		fmt.Println("lost", session.Err())
 	default:
-		fmt.Println("holding", node)
+		fmt.Println("holding:", framework.IsProtected(path.Base(node)), strings.HasPrefix(node, "/locks/job/"))
 	}
+	// Output: holding: true true
 }
