@@ -48,13 +48,18 @@ func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant,
 	if cl.Path == "" {
 		return grant{}, err
 	}
+	// Only the token needs the listing's parent stat: derive it now, so that no reference to the
+	// listing (~50 bytes per contender) outlives the first decision while this waiter waits.
+	tok := tokenFor(l.fw, cl.Path, drv.Node().Fixed == "", cl.Parent)
 	c := &contender{lock: l, drv: drv, path: cl.Path, name: path.Base(cl.Path), createdBy: cl.Session.ID(), try: try}
-	g, err := c.wait(ctx, cl.Session, cl.Children, err)
+	sess, children := cl.Session, cl.Children
+	cl = framework.CreateListing{}
+	g, err := c.wait(ctx, sess, children, err)
 	if err != nil {
-		l.abandon(ctx, cl.Path)
+		l.abandon(ctx, c.path)
 		return grant{}, err
 	}
-	g.token = tokenFor(l.fw, cl.Path, drv.Node().Fixed == "", cl.Parent)
+	g.token = tok
 	return g, nil
 }
 
