@@ -10,9 +10,11 @@ demo: deps-demo
 	$(GO) run ./cmd/zklock demo
 
 # What CI runs (.ci/run): the system packages, static checks, then every test with the race
-# detector, one line per package as it starts, the running ones every 30 s, go test's ok/FAIL lines.
+# detector, one package at a time (-p 1: on 2 cores, packages that each run ZooKeeper servers and
+# fault schedules would otherwise slow each other past their session timeouts), one line per
+# package as it starts, the running ones every 30 s, go test's ok/FAIL lines.
 test: deps-test vet
-	$(GO) run ./scripts/testprogress -race -count=1 -timeout 45m ./...
+	$(GO) run ./scripts/testprogress -race -count=1 -p 1 -timeout 45m ./...
 
 # With ZK_SERVERS set the demo needs no local ZooKeeper.
 deps-demo:

@@ -136,7 +136,8 @@ func nextNot(t *testing.T, s *states, skip framework.ConnectionState) framework.
 // server itself stops and comes back within the session timeout.
 func TestSuspendedReconnectedOnServerRestart(t *testing.T) {
 	zk := zktest.Start(t)
-	f, s := newFWListening(t, zk.Servers(), framework.WithSessionTimeout(10*time.Second))
+	// 30 s (zktest's maximum): a JVM restart on a loaded 2-core machine has taken over 10 s.
+	f, s := newFWListening(t, zk.Servers(), framework.WithSessionTimeout(30*time.Second))
 	id := f.SessionID()
 	if err := zk.Member(0).Stop(); err != nil {
 		t.Fatal(err)
