@@ -113,10 +113,14 @@ func depthBudget(waiters int) time.Duration {
 }
 
 func drainBudget(waiters int) time.Duration {
-	if waiters <= 64 {
+	switch {
+	case waiters <= 64:
 		return 20 * time.Second
+	case waiters <= 1000:
+		return 35 * time.Second
 	}
-	return 35 * time.Second
+	// Every handoff at 10,000 waiters lists the whole queue (~550 KB): ~6 ms each, ~60 s to drain.
+	return 150 * time.Second
 }
 
 func buildPlan(name string, t timing) plan {

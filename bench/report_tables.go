@@ -233,7 +233,7 @@ func writeMethod(m *md, d *runData) {
   counts the watch notifications the server fired (mntr) and the bytes the server's sockets sent
   (kernel TCP counters read with ss); then every holder releases as soon as it acquires, and the
   drain time runs from the first timed release to the last acquisition. Filling (60 s at 10,000)
-  and the releases with the drain (35 s) are each bounded; a process peer that has not reported
+  and the releases with the drain (35 s; 150 s at 10,000) are each bounded; a process peer that has not reported
   its queue full within the fill bound + 20 s, or its result within the drain bound + 45 s after
   that, is killed; the Go peers stop at a client heap guard (4 GiB). e runs once per peer, in its
   own pass after the repetitions and the counting pass (a deep queue can exhaust the server),
