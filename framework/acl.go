@@ -19,8 +19,10 @@ func (f ACLProviderFunc) ForPath(path string) []ACL { return f(path) }
 func OpenACL() []ACL { return zk.WorldACL(zk.PermAll) }
 
 // DefaultACLProvider returns OpenACL for every path.
+// It returns one shared slice, which go-zookeeper only reads: no allocation per create.
 func DefaultACLProvider() ACLProvider {
-	return ACLProviderFunc(func(string) []ACL { return OpenACL() })
+	open := OpenACL()
+	return ACLProviderFunc(func(string) []ACL { return open })
 }
 
 // DigestACL is all permissions for the digest user (use with WithDigestAuth).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"sync"
 )
 
 // CreateListing is a create followed, on the same session, by a listing of the new node's parent.
@@ -40,13 +41,27 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 		sess *Session
 		err  error
 	}
+	// The create runs on a goroutine of its own, its requests inline (the caller waits for it
+	// under ctx, so a goroutine beside each of them would only add a hand-off). If ctx ends
+	// first the caller abandons it, and the goroutine deletes a node it created afterwards.
 	done := make(chan created, 1)
+	var handoff sync.Mutex
+	abandoned := false
 	go func() {
 		var c created
+		ictx := withInline(ctx)
 		if pc != nil {
-			c.p, c.sess, c.err = pc.run(ctx)
+			c.p, c.sess, c.err = pc.run(ictx)
 		} else {
-			c.p, c.sess, c.err = f.createPlain(ctx, p, data, &cc)
+			c.p, c.sess, c.err = f.createPlain(ictx, p, data, &cc)
+		}
+		handoff.Lock()
+		defer handoff.Unlock()
+		if abandoned {
+			if c.p != "" {
+				f.DeleteInBackground(c.p)
+			}
+			return
 		}
 		done <- c
 	}()
@@ -59,7 +74,20 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 	}
 	parent := path.Dir(p)
 	kids, stat, lerr := f.Children(ctx, parent)
-	c = <-done
+	select {
+	case c = <-done:
+	case <-ctx.Done():
+		handoff.Lock()
+		select {
+		case c = <-done: // it finished meanwhile: its result is ours to return
+		default:
+			abandoned = true
+		}
+		handoff.Unlock()
+		if abandoned {
+			return CreateListing{}, fmt.Errorf("framework: create %s: %w (a node it makes is deleted)", p, ctx.Err())
+		}
+	}
 	if c.err != nil {
 		return CreateListing{}, c.err
 	}

@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"context"
 	"errors"
 	"path"
 	"slices"
@@ -223,5 +224,41 @@ func TestCreateInBeforeConnected(t *testing.T) {
 	}
 	if sess.ID() == 0 || sess.ID() != f.SessionID() || sess.Err() != nil {
 		t.Fatalf("epoch 0x%x (%v), session 0x%x; want the live epoch of the session", sess.ID(), sess.Err(), f.SessionID())
+	}
+}
+
+// A caller whose ctx ends while the create is in flight returns at once; the node the create
+// still makes is deleted. The create runs its requests inline on a goroutine of its own, so this
+// is the path that abandons it (the reply comes 400 ms after the 50 ms deadline).
+func TestCreateAndListAbandonedDeletesItsNode(t *testing.T) {
+	f, p, _ := proxied(t)
+	ctx := testCtx(t)
+	dir := uniquePath(t)
+	if _, err := f.Create(ctx, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	p.Delay(200 * time.Millisecond)
+	p.ResetCounts()
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := f.CreateAndList(short, dir+"/lock-", nil, lockOpts()...)
+	if !errors.Is(err, context.DeadlineExceeded) || res.Path != "" {
+		t.Fatalf("CreateAndList past its deadline = %+v, %v; want DeadlineExceeded and no path", res, err)
+	}
+	if took := time.Since(start); took >= 400*time.Millisecond {
+		t.Errorf("returned after %v: later than any reply could come (200 ms each way)", took)
+	}
+	p.Delay(0)
+	// The create reaches the server and is answered; then its node is deleted.
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Requests()[zktest.OpDelete] == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no delete 10 s after the abandoned create (requests %v)", p.Requests())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if kids, _, err := f.Children(ctx, dir); err != nil || len(kids) != 0 {
+		t.Fatalf("children of %s after the delete = %v, %v; want none", dir, kids, err)
 	}
 }

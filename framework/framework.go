@@ -23,11 +23,13 @@ type Framework struct {
 	cfg  config
 	conn *zk.Conn
 	zc   atomic.Pointer[zk.Conn] // conn, set before go-zookeeper can call back
-	evCh <-chan zk.Event
-	wmCB zk.EventCallback
-	wm   *watchmgr.Manager
-	log  *slog.Logger
-	ns   string // "/ns" or ""
+
+	retryNotify []retry.DoOption // logs each retry at Debug; made once, not per operation
+	evCh        <-chan zk.Event
+	wmCB        zk.EventCallback
+	wm          *watchmgr.Manager
+	log         *slog.Logger
+	ns          string // "/ns" or ""
 	// servers is the server list given to New, named by ErrNoServer errors.
 	servers []string
 
@@ -66,6 +68,7 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 		f.ns = "/" + cfg.namespace
 	}
 	f.bgCtx, f.bgCancel = context.WithCancel(context.Background())
+	f.retryNotify = []retry.DoOption{retry.WithNotify(f.notifyRetry)}
 	f.st = stateMachine{policy: cfg.errorPolicy, timeout: f.sessionTimeout, post: f.posted,
 		log: func(msg string, args ...any) { f.log.Warn(msg, args...) }}
 	f.st.init()

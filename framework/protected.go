@@ -63,7 +63,7 @@ func (f *Framework) newProtectedCreate(p string, data []byte, cc *createConfig) 
 	full := f.full(p)
 	pc := &protectedCreate{f: f, parent: path.Dir(full), prefix: ProtectedPrefix((*newProtectedID.Load())(f)),
 		data: data, cc: cc}
-	pc.full = path.Join(pc.parent, pc.prefix+path.Base(full))
+	pc.full = joinChild(pc.parent, pc.prefix+path.Base(full))
 	return pc
 }
 

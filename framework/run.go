@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -39,6 +40,10 @@ func (f *Framework) classify(err error) retry.Class {
 
 // retry runs op under ctx and the retry policy, waiting for a connection before each attempt.
 func (f *Framework) retry(ctx context.Context, op func(ctx context.Context) error) error {
+	var opts []retry.DoOption
+	if f.log.Enabled(ctx, slog.LevelDebug) { // no option, no allocation, when nobody reads the log
+		opts = f.retryNotify
+	}
 	return retry.Do(ctx, f.cfg.retry, f.classify, func(ctx context.Context) error {
 		select {
 		case <-f.authDone:
@@ -49,9 +54,12 @@ func (f *Framework) retry(ctx context.Context, op func(ctx context.Context) erro
 			return err
 		}
 		return op(ctx)
-	}, retry.WithNotify(func(err error, next time.Duration) {
-		f.log.Debug("framework: retrying", "err", err, "in", next)
-	}))
+	}, opts...)
+}
+
+// notifyRetry logs a retry at Debug; Framework.retryNotify holds it as an option made once.
+func (f *Framework) notifyRetry(err error, next time.Duration) {
+	f.log.Debug("framework: retrying", "err", err, "in", next)
 }
 
 // waitConnectedBounded waits until a request may be sent: go-zookeeper has a session and has
@@ -99,8 +107,28 @@ func op[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, erro
 // context.Background(), it runs the request on the caller's goroutine. It counts the request and maps errors: ErrClosed once
 // closed, sentinels for go-zookeeper's "unknown error" codes.
 func call[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error) {
-	v, err, _ := callTracked(f, ctx, fn)
-	return v, err
+	var zero T
+	if !f.enter() {
+		return zero, ErrClosed
+	}
+	f.requests.Add(1)
+	if ctx.Done() == nil || inlined(ctx) {
+		defer f.bg.Done()
+		v, err := fn()
+		return v, f.callError(err)
+	}
+	ch := make(chan result[T], 1)
+	go func() {
+		defer f.bg.Done()
+		v, err := fn()
+		ch <- result[T]{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, f.callError(r.err)
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
 }
 
 type result[T any] struct {
@@ -118,7 +146,7 @@ func callTracked[T any](f *Framework, ctx context.Context, fn func() (T, error))
 		return zero, ErrClosed, finished
 	}
 	f.requests.Add(1)
-	if ctx.Done() == nil { // a context that can never end needs no goroutine to wait beside the request
+	if ctx.Done() == nil || inlined(ctx) { // a context that can never end needs no goroutine to wait beside the request
 		defer f.bg.Done()
 		defer close(finished)
 		v, err := fn()
@@ -174,4 +202,19 @@ func (f *Framework) rel(full string) string {
 		return "/"
 	}
 	return r
+}
+
+// inlineKey marks a context whose requests run on the caller's goroutine although the context
+// can end: the caller is itself a goroutine that someone else waits for under ctx (CreateAndList's
+// create), so a second goroutine beside each of its requests would only cost a hand-off.
+type inlineKey struct{}
+
+// withInline marks ctx so that call and callTracked run requests on the calling goroutine.
+func withInline(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inlineKey{}, true)
+}
+
+func inlined(ctx context.Context) bool {
+	v, _ := ctx.Value(inlineKey{}).(bool)
+	return v
 }

@@ -37,12 +37,16 @@ func validateReadPath(p string) error {
 	case !utf8.ValidString(p):
 		return invalidPath(p, "invalid UTF-8")
 	}
-	for _, seg := range strings.Split(p[1:], "/") {
+	for rest := p[1:]; ; { // segment by segment, without allocating: every request checks its path
+		seg, tail, more := strings.Cut(rest, "/")
 		if err := validateSegment(p, seg); err != nil {
 			return err
 		}
+		if !more {
+			return nil
+		}
+		rest = tail
 	}
-	return nil
 }
 
 // validateSegment checks one path segment.
@@ -71,4 +75,13 @@ func validateData(p string, data []byte) error {
 		return fmt.Errorf("%w: %d bytes for %q (max %d)", ErrDataTooLarge, len(data), p, MaxDataSize)
 	}
 	return nil
+}
+
+// joinChild is path.Join(dir, name) for a clean server path and a single-segment name, without
+// path.Join's cleaning allocation.
+func joinChild(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
 }

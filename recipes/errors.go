@@ -24,3 +24,10 @@ var (
 	// paths); the message names it.
 	ErrInvalidArgument = errors.New("recipes: invalid argument")
 )
+
+// releasedError is the cause of a released lease, "ErrReleased: <path>", formatted only when
+// read: every release sets it and almost nobody reads it.
+type releasedError string
+
+func (e releasedError) Error() string { return ErrReleased.Error() + ": " + string(e) }
+func (e releasedError) Unwrap() error { return ErrReleased }

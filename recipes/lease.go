@@ -86,7 +86,7 @@ func (n *node) end() bool {
 func (n *node) release(ctx context.Context) error {
 	n.released.Store(true)
 	n.stopWatch()
-	n.cancel(fmt.Errorf("%w: %s", ErrReleased, n.path))
+	n.cancel(releasedError(n.path))
 	if n.end() {
 		n.lock.event(eventReleased, n.path, time.Since(n.since), nil)
 	}

@@ -52,10 +52,14 @@ func Do(ctx context.Context, p Policy, classify func(error) Class, op func(ctx c
 		return argError(ctx == nil, classify == nil)
 	}
 	var cfg doConfig
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
+	if len(opts) > 0 { // options write through a pointer: give them a heap copy, keep cfg on the stack
+		c := new(doConfig)
+		for _, o := range opts {
+			if o != nil {
+				o(c)
+			}
 		}
+		cfg = *c
 	}
 	if err := ctx.Err(); err != nil {
 		return err
