@@ -10,17 +10,24 @@ import (
 // The three broken locks of the self-tests (reliability.md row 21).
 
 // grabLock grants without waiting: it creates its contender node and
-// returns at once, whoever else holds.
+// returns at once, whoever else holds. With name "latch-" it is a broken
+// LeaderLatch: a candidate that declares itself leader as soon as its node
+// exists, without waiting for the nodes ahead of it.
 type grabLock struct {
-	fw  *framework.Framework
-	res string
+	fw   *framework.Framework
+	res  string
+	name string // the node's name before the sequence ("lock-" when empty)
 }
 
 func (l grabLock) TryAcquire(ctx context.Context) (Holder, error) { return l.Acquire(ctx) }
 
 func (l grabLock) Acquire(ctx context.Context) (Holder, error) {
 	sess := l.fw.Session()
-	node, err := l.fw.Create(ctx, l.res+"/lock-", nil, framework.WithMode(framework.EphemeralSequential),
+	name := l.name
+	if name == "" {
+		name = "lock-"
+	}
+	node, err := l.fw.Create(ctx, l.res+"/"+name, nil, framework.WithMode(framework.EphemeralSequential),
 		framework.CreatingParents(), framework.Protected())
 	if err != nil {
 		return nil, err

@@ -1,9 +1,10 @@
 // Package chaos is zkrecipes' Jepsen-style fault suite: a nemesis that
 // injects faults into a three-server zktest ensemble on a seeded random
 // schedule, workloads of concurrent lock clients (in-process, or separate
-// OS processes that can be paused for real), a history of everything that
-// happened stamped with the system's monotonic clock, and checkers that
-// read the history after the run:
+// OS processes that can be paused for real) and of leader-election
+// candidates (a term of a LeaderLatch or LeaderSelector is judged as a held
+// mutex), a history of everything that happened stamped with the system's
+// monotonic clock, and checkers that read the history after the run:
 //
 //   - fence:  a fenced register outside ZooKeeper that checks tokens, and a
 //     znode written through Multi(lease.Guard(), ...): accepted tokens
@@ -23,7 +24,8 @@
 //
 // The rows of the fault × workload table (reliability.md §A4) are Scenarios;
 // Run runs one and returns its Result. Every checker is proven able to fail
-// by the self-tests against three deliberately broken locks. Nothing here is
+// by the self-tests against three deliberately broken locks (and belief and
+// notify also against two broken leader latches). Nothing here is
 // meant for production code: it is a test harness, exported so that the
 // suite can be driven by `go test` and by `make chaos`.
 package chaos

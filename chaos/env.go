@@ -31,6 +31,7 @@ type Client struct {
 	FW      *framework.Framework
 	proxies []*zktest.Proxy // one per member, in member order
 	workers []*worker
+	closers []func(ctx context.Context) error // recipes to close before the framework (elections)
 }
 
 // NewEnv connects an admin framework (direct, no proxy) to cluster.
@@ -86,6 +87,12 @@ func (e *Env) AddClient(ctx context.Context, name string) (*Client, error) {
 
 // close closes the client's framework, then its proxies.
 func (c *Client) close() {
+	for _, f := range c.closers {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = f(ctx) // an election not closed in time stops with its framework
+		cancel()
+	}
+	c.closers = nil
 	if c.FW != nil {
 		c.FW.Close()
 	}

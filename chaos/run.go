@@ -210,7 +210,9 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 
 // blocking reports whether a workload's contenders keep waiting (so that
 // liveness applies to each of them).
-func blocking(w Workload) bool { return w == WMutex || w == WRW || w == WSem || w == WMulti }
+func blocking(w Workload) bool {
+	return w == WMutex || w == WRW || w == WSem || w == WMulti || w == WLeader || w == WSelector
+}
 
 // readRegisters reads every znode register of the run.
 func readRegisters(ctx context.Context, e *Env, v *Verdict) map[string][]zkEntry {

@@ -18,9 +18,12 @@ var Fast = Size{N: 16, Small: 8, CS: 10 * time.Millisecond, Gap: 3 * time.Second
 var Full = Size{N: 32, Small: 8, CS: 20 * time.Millisecond, Gap: 6 * time.Second, Herd: 100}
 
 // Table returns the rows of reliability.md §A4 (row 20 is the sequence
-// parser's unit test in driver/, row 21 the self-tests of this package).
+// parser's unit test in driver/, row 21 the self-tests of this package),
+// then rows 22-24: leader election under faults that end terms (issue 10).
 func Table(s Size) []Scenario {
 	mutex := func(n int) WorkloadSpec { return WorkloadSpec{Kind: WMutex, Clients: n, CS: s.CS} }
+	// A term lasts up to 10 critical sections, over which the leader writes.
+	elect := func(k Workload) WorkloadSpec { return WorkloadSpec{Kind: k, Clients: s.N, CS: 10 * s.CS} }
 	return []Scenario{
 		{Row: 1, Name: "baseline", Workload: mutex(s.N)},
 		{Row: 2, Name: "leader SIGKILL+restart", Workload: mutex(s.N), Faults: []FaultKind{KillLeader}, Gap: s.Gap},
@@ -51,8 +54,14 @@ func Table(s Size) []Scenario {
 		{Row: 19, Name: "multi-lock opposite orders", Script: scriptRow19},
 		{Row: 19, Name: "multi-lock random subsets, expiry", Workload: WorkloadSpec{Kind: WMulti, Clients: s.N, Paths: 4, CS: s.CS},
 			Faults: []FaultKind{Expire, Blackhole2}, Gap: s.Gap},
+		{Row: 22, Name: "leader election (latch), leader SIGKILL", Workload: elect(WLeader),
+			Faults: []FaultKind{KillLeader}, Gap: s.Gap},
+		{Row: 23, Name: "leader election (latch), leader's expiry/blackhole 2T", Workload: elect(WLeader),
+			Faults: []FaultKind{Expire, Blackhole2}, Gap: s.Gap},
+		{Row: 24, Name: "leader election (selector), SIGKILL/expiry/blackhole 2T", Workload: elect(WSelector),
+			Faults: []FaultKind{KillLeader, Expire, Blackhole2}, Gap: s.Gap},
 	}
 }
 
 // FastRows are the rows CI runs (reliability.md §A4 harness notes).
-var FastRows = map[int]bool{1: true, 2: true, 6: true, 8: true, 9: true, 10: true, 13: true, 14: true, 16: true, 18: true, 19: true}
+var FastRows = map[int]bool{1: true, 2: true, 6: true, 8: true, 9: true, 10: true, 13: true, 14: true, 16: true, 18: true, 19: true, 23: true}

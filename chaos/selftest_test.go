@@ -6,10 +6,13 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/leader"
 )
 
 // Row 21: every checker runs against a deliberately broken lock (or a
 // history that breaks it) and must report the violation, or the test fails.
+// Two broken leader latches (one that leads without waiting, one whose term
+// never ends on loss) must fail belief (and notify), the real latch not.
 func TestSelfTestBrokenLocks(t *testing.T) {
 	if *flagFull {
 		t.Skip("the self-tests run in the fast suite")
@@ -21,6 +24,10 @@ func TestSelfTestBrokenLocks(t *testing.T) {
 	deafen := func(_ *framework.Framework, spec OpSpec) Locker { return deafLock{spec.Locker} }
 	unfence := func(_ *framework.Framework, spec OpSpec) Locker { return unfencedLock{spec.Locker} }
 	slow := WorkloadSpec{Kind: WMutex, Clients: 4, CS: 600 * time.Millisecond}
+	eager := func(fw *framework.Framework, spec OpSpec) Locker {
+		return grabLock{fw: fw, res: spec.Res, name: leader.LatchLockName}
+	}
+	election := WorkloadSpec{Kind: WLeader, Clients: 4, CS: 600 * time.Millisecond}
 	tests := []struct {
 		name string
 		sc   Scenario
@@ -34,6 +41,12 @@ func TestSelfTestBrokenLocks(t *testing.T) {
 			Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}},
 		{"control: the real mutex, holder partitioned 2T", Scenario{Row: 21, Name: "control", Workload: slow, SkipLive: true,
 			Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, nil},
+		{"leader latch that leads without waiting", Scenario{Row: 21, Name: "eager-latch", Wrap: eager, SkipLive: true,
+			Workload: WorkloadSpec{Kind: WLeader, Clients: 4, CS: 100 * time.Millisecond}}, []string{CBelief}},
+		{"leader latch whose term never ends on loss, leader partitioned 2T", Scenario{Row: 21, Name: "deaf-latch", Wrap: deafen,
+			Workload: election, SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}},
+		{"control: the real leader latch, leader partitioned 2T", Scenario{Row: 21, Name: "control-latch", Workload: election,
+			SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, nil},
 		{"no fencing", Scenario{Row: 21, Name: "unfenced", Wrap: unfence, SkipLive: true,
 			Workload: WorkloadSpec{Kind: WMutex, Clients: 4, CS: 5 * time.Millisecond}}, []string{CFence}},
 		{"cleanliness: an orphan and a leaked watch", Scenario{Row: 21, Name: "litter", Script: litter}, []string{CClean}},

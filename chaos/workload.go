@@ -22,6 +22,10 @@ type OpSpec struct {
 	Deadline time.Duration // the acquire's own deadline
 	Write    bool          // write the fenced registers while holding
 	Cancel   bool          // a short deadline whose expiry must return ctx's error
+	// Writes, when positive, spreads that many fenced writes over the hold,
+	// each only while Done is open (a leader acting on its term); otherwise
+	// one write is made, Done or not.
+	Writes int
 }
 
 // Picker chooses a worker's next acquisition.
@@ -110,14 +114,18 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 	}()
 	w.e.checkNode(ctx, w.proc, op, got)
 	w.state.Store(holding)
-	if spec.Write {
-		w.write(ctx, op, parts, 1)
+	if spec.Writes > 0 {
+		w.act(ctx, spec, op, got, parts)
+	} else {
+		if spec.Write {
+			w.write(ctx, op, parts, 1)
+		}
+		sleepCtx(ctx, time.Duration(w.rng.Int64N(int64(w.cs)+1)))
 	}
-	sleepCtx(ctx, time.Duration(w.rng.Int64N(int64(w.cs)+1)))
 	if !w.state.CompareAndSwap(holding, idle) {
 		w.waitPinned(ctx, got)
 		if spec.Write {
-			w.write(ctx, op, parts, 2) // a late write, as a holder that does not watch Done makes
+			w.write(ctx, op, parts, max(2, spec.Writes+1)) // a late write, as a holder that does not watch Done makes
 		}
 	}
 	h.Add(Event{Proc: w.proc, Kind: RelCall, Res: spec.Res, Op: op})
@@ -135,18 +143,36 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 	h.Add(ev)
 }
 
+// act makes spec.Writes fenced writes over a hold of 0..cs, each only while
+// got's Done is open, as a leader that checks its term before acting.
+func (w *worker) act(ctx context.Context, spec OpSpec, op int64, got Holder, parts []Part) {
+	for i := 1; i <= spec.Writes && ctx.Err() == nil; i++ {
+		if closed(got.Done()) {
+			return
+		}
+		if spec.Write {
+			w.write(ctx, op, parts, i)
+		}
+		sleepCtx(ctx, time.Duration(w.rng.Int64N(int64(w.cs)/int64(spec.Writes)+1)))
+	}
+}
+
 // checkNode records a NodeMissing event when a granted lease's node is
 // not on the servers right after the grant (OK: its Done had closed) (read through the admin
 // session, after a sync). A grant made from a stale view, for instance
 // after the waiter's session expired at the handoff, shows up this way.
 func (e *Env) checkNode(ctx context.Context, proc string, op int64, got Holder) {
-	lh, ok := got.(leaseHolder)
-	if !ok {
+	var p string
+	switch h := got.(type) {
+	case leaseHolder:
+		p = h.l.Path()
+	case termHolder:
+		p = h.t.Path()
+	default:
 		return
 	}
 	cctx, cancel := context.WithTimeout(ctx, 2*e.T)
 	defer cancel()
-	p := lh.l.Path()
 	if err := e.admin.Sync(cctx, p); err != nil {
 		return
 	}

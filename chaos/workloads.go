@@ -21,6 +21,13 @@ const (
 	WTry    Workload = "try"    // TryAcquire only
 	WCancel Workload = "cancel" // acquires with random 1-100 ms deadlines
 	WHerd   Workload = "herd"   // many waiters per session on one mutex
+	// WLeader: one LeaderLatch per session on one election path; a leader
+	// makes fenced writes while its term is live, then gives leadership up
+	// (closes its latch and starts a new one) unless a fault ended the term.
+	WLeader Workload = "leader"
+	// WSelector: the same with a LeaderSelector (AutoRequeue) whose takeover
+	// returns to give leadership up.
+	WSelector Workload = "selector"
 )
 
 // WorkloadSpec sizes a workload.
@@ -100,6 +107,8 @@ func (s WorkloadSpec) picker(e *Env, c *Client) (Picker, error) {
 		}, nil
 	case WMulti:
 		return s.multiPicker(e, c, long), nil
+	case WLeader, WSelector:
+		return s.electionPicker(e, c, long)
 	}
 	return nil, fmt.Errorf("chaos: unknown workload %q", s.Kind)
 }
