@@ -77,7 +77,7 @@ func countPass(ctx context.Context, d *runData, ps []peerEntry, target, base str
 	}
 	defer proxy.Close()
 	for _, e := range ps {
-		if e.raw {
+		if e.raw || e.variant {
 			continue
 		}
 		t0 := time.Now()

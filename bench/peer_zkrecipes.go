@@ -20,7 +20,9 @@ var errNotHeld = errors.New("bench: release of a lock not held")
 // zkrecipesPeer is this library under the harness: one framework.Framework per session, with the
 // session timeout every peer uses, and the library's defaults otherwise.
 func zkrecipesPeer() harness.Peer {
-	return harness.GoPeer{PeerName: zkrecipesName, Connect: connectZkrecipes}
+	return harness.GoPeer{PeerName: zkrecipesName, Connect: func(ctx context.Context, servers string) (harness.Session, error) {
+		return connectZkrecipes(ctx, servers)
+	}}
 }
 
 type zkrSession struct {
@@ -29,8 +31,8 @@ type zkrSession struct {
 	rws map[string]*recipes.InterProcessReadWriteLock // one rw lock per path, shared by its read and write sides
 }
 
-func connectZkrecipes(ctx context.Context, servers string) (harness.Session, error) {
-	fw, err := framework.New([]string{servers}, framework.WithSessionTimeout(zkpeers.SessionTimeout))
+func connectZkrecipes(ctx context.Context, servers string, opts ...framework.Option) (harness.Session, error) {
+	fw, err := framework.New([]string{servers}, append([]framework.Option{framework.WithSessionTimeout(zkpeers.SessionTimeout)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -152,4 +154,15 @@ func (l *multiLocker) Release(ctx context.Context) error {
 	ml := l.held
 	l.held = nil
 	return ml.Release(ctx)
+}
+
+// zkrecipesInlineName is zkrecipes with framework.WithInlineRequests: each ZooKeeper request runs on
+// the caller's goroutine instead of beside it, so a context that ends cannot cut short a request in
+// flight. Beside zkrecipes in one run, it measures what that promptness costs (docs/performance.md).
+const zkrecipesInlineName = "zkrecipes, WithInlineRequests"
+
+func zkrecipesInlinePeer() harness.Peer {
+	return harness.GoPeer{PeerName: zkrecipesInlineName, Connect: func(ctx context.Context, servers string) (harness.Session, error) {
+		return connectZkrecipes(ctx, servers, framework.WithInlineRequests())
+	}}
 }

@@ -27,6 +27,9 @@ type peerEntry struct {
 	peer  harness.Peer
 	raw   bool // runs plan.Raw instead of plan.Lock
 	extra bool // also runs plan.Extra (f)
+	// variant: zkrecipes configured otherwise, to measure what one feature costs; it runs only
+	// the timed lock scenarios (no counting, depth or queue-limit pass).
+	variant bool
 }
 
 // key names one figure: a peer under a scenario id.
@@ -54,6 +57,7 @@ func allPeers(selected map[string]bool) []peerEntry {
 	all := []peerEntry{
 		{peer: zkpeers.RawPeer(), raw: true},
 		{peer: zkrecipesPeer(), extra: true},
+		{peer: zkrecipesInlinePeer(), variant: true},
 		{peer: zkpeers.GoLockPeer()},
 		{peer: peers.CuratorPeer(), extra: true},
 		{peer: peers.KazooPeer()},
@@ -136,7 +140,7 @@ func withoutKind(specs []spec, kind string) []spec {
 // "ruok" ends the pass with a note.
 func depthPass(ctx context.Context, d *runData, ps []peerEntry, servers, addr, base string, log io.Writer) error {
 	for _, e := range ps {
-		if e.raw {
+		if e.raw || e.variant {
 			continue
 		}
 		if out, err := zktest.FourLetter(ctx, addr, "ruok"); err != nil || !strings.Contains(out, "imok") {

@@ -103,16 +103,17 @@ func op[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, erro
 }
 
 // call runs one go-zookeeper request on a goroutine so that ctx can end the wait (the request itself
-// cannot be cancelled and may still complete); under a context that can never end, such as
-// context.Background(), it runs the request on the caller's goroutine. It counts the request and maps errors: ErrClosed once
-// closed, sentinels for go-zookeeper's "unknown error" codes.
+// cannot be cancelled and may still complete). It runs the request on the caller's goroutine instead
+// under a context that can never end (context.Background()), with WithInlineRequests, and inside a
+// create that runs on a goroutine of its own (withInline). It counts the request and maps errors:
+// ErrClosed once closed, sentinels for go-zookeeper's "unknown error" codes.
 func call[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error) {
 	var zero T
 	if !f.enter() {
 		return zero, ErrClosed
 	}
 	f.requests.Add(1)
-	if ctx.Done() == nil || inlined(ctx) {
+	if ctx.Done() == nil || f.cfg.inline || inlined(ctx) {
 		defer f.bg.Done()
 		v, err := fn()
 		return v, f.callError(err)
@@ -146,7 +147,7 @@ func callTracked[T any](f *Framework, ctx context.Context, fn func() (T, error))
 		return zero, ErrClosed, finished
 	}
 	f.requests.Add(1)
-	if ctx.Done() == nil || inlined(ctx) { // a context that can never end needs no goroutine to wait beside the request
+	if ctx.Done() == nil || f.cfg.inline || inlined(ctx) { // nobody needs to leave the request early: no goroutine beside it
 		defer f.bg.Done()
 		defer close(finished)
 		v, err := fn()

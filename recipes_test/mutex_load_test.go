@@ -16,6 +16,18 @@ import (
 // 16 sessions hammer one lock: never two holders, and acquisitions come in
 // the order the nodes were created (the fencing tokens only grow).
 func TestMutexExclusionAndFairness(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []framework.Option
+	}{
+		{"requests beside the caller", nil},
+		{"WithInlineRequests", []framework.Option{framework.WithInlineRequests()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { mutexExclusionAndFairness(t, tc.opts...) })
+	}
+}
+
+func mutexExclusionAndFairness(t *testing.T, opts ...framework.Option) {
 	zk := server(t)
 	p := lockPath(t)
 	const sessions, rounds = 16, 15
@@ -24,7 +36,7 @@ func TestMutexExclusionAndFairness(t *testing.T) {
 	var tokens []int64
 	var wg sync.WaitGroup
 	for i := 0; i < sessions; i++ {
-		m := mustMutex(t, connect(t, zk.Servers()), p)
+		m := mustMutex(t, connect(t, zk.Servers(), opts...), p)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
