@@ -4,8 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -30,31 +28,11 @@ type CuratorProcess struct {
 // connect string) and returns once its session is established. It wraps ErrCuratorMissing or
 // ErrJavaMissing when the tool chain is missing; ctx bounds compilation and connection.
 func StartCurator(ctx context.Context, servers string) (*CuratorProcess, error) {
-	cp, err := CuratorClasspath()
+	p, id, err := startLineServer(ctx, contenderClass, contenderSource, servers, 30*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := CompileJava(ctx, contenderClass, contenderSource, cp)
-	if err != nil {
-		return nil, err
-	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrJavaMissing, err)
-	}
-	cmd := exec.Command(java, "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-		"-cp", dir+":"+cp, contenderClass, servers, "30000")
-	p, first, err := startLineProcess(ctx, cmd)
-	if err != nil {
-		return nil, err
-	}
-	hex, ok := strings.CutPrefix(first, "ready ")
-	id, perr := strconv.ParseUint(hex, 16, 64)
-	if !ok || perr != nil {
-		p.kill()
-		return nil, fmt.Errorf("%w: bad greeting %q; stderr: %s", ErrRemote, first, p.stderr.String())
-	}
-	return &CuratorProcess{p: p, sessionID: int64(id)}, nil
+	return &CuratorProcess{p: p, sessionID: id}, nil
 }
 
 // SessionID is the ZooKeeper session id of the Curator client.

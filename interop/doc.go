@@ -6,6 +6,9 @@
 // InterProcessSemaphoreV2 and InterProcessMultiLock from a line protocol on stdin/stdout. Each
 // CuratorProcess is one JVM with one CuratorFramework, hence one ZooKeeper session.
 //
+// CuratorContender and CuratorLeader (StartCuratorLeader) share java/LineServer.java: the client's
+// connection and the stdin/stdout command loop; each is compiled together with it.
+//
 // The Java source is compiled with plain javac against the Debian jars in /usr/share/java (or the
 // directory named by $ZKRECIPES_JAVA_LIBS) on first use, and the classes are cached under the user
 // cache directory, keyed by a hash of the source and classpath. When Curator is not installed the

@@ -66,14 +66,34 @@ func CuratorClasspath() (string, error) {
 // (even in different processes) are safe: each compiles into a private directory and renames it
 // into place. Cancelling ctx kills javac.
 func CompileJava(ctx context.Context, class string, source []byte, classpath string) (string, error) {
+	return compileJava(ctx, class, classpath, javaSource{class, source})
+}
+
+// javaSource is one Java file to compile: its top-level class's name and its text.
+type javaSource struct {
+	class string
+	text  []byte
+}
+
+// compileJava is CompileJava for a program of several source files compiled together (the
+// first is class's own); the cache key covers them all.
+func compileJava(ctx context.Context, class, classpath string, sources ...javaSource) (string, error) {
 	javac, err := exec.LookPath("javac")
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrJavaMissing, err)
 	}
 	h := sha256.New()
-	for _, part := range [][]byte{[]byte(class), {0}, source, {0}, []byte(classpath)} {
-		h.Write(part)
+	h.Write([]byte(class))
+	for _, src := range sources {
+		if len(sources) > 1 { // a single source keeps the key it always had
+			h.Write([]byte{0})
+			h.Write([]byte(src.class))
+		}
+		h.Write([]byte{0})
+		h.Write(src.text)
 	}
+	h.Write([]byte{0})
+	h.Write([]byte(classpath))
 	key := hex.EncodeToString(h.Sum(nil))[:20]
 	root := cacheRoot()
 	final := filepath.Join(root, class+"-"+key)
@@ -88,12 +108,16 @@ func CompileJava(ctx context.Context, class string, source []byte, classpath str
 		return "", fmt.Errorf("interop: cache dir: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, class+".java")
-	if err := os.WriteFile(src, source, 0o644); err != nil {
-		return "", fmt.Errorf("interop: write source: %w", err)
-	}
 	out := filepath.Join(tmp, "classes")
-	cmd := exec.CommandContext(ctx, javac, "-nowarn", "-encoding", "UTF-8", "-d", out, "-cp", classpath, src)
+	args := []string{"-nowarn", "-encoding", "UTF-8", "-d", out, "-cp", classpath}
+	for _, src := range sources {
+		path := filepath.Join(tmp, src.class+".java")
+		if err := os.WriteFile(path, src.text, 0o644); err != nil {
+			return "", fmt.Errorf("interop: write source: %w", err)
+		}
+		args = append(args, path)
+	}
+	cmd := exec.CommandContext(ctx, javac, args...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("%w: %v\n%s", ErrCompile, err, msg)
 	}

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -29,31 +28,11 @@ type CuratorLeaderProcess struct {
 // given session timeout, returning once its session is established. It wraps
 // ErrCuratorMissing or ErrJavaMissing when the tool chain is missing.
 func StartCuratorLeader(ctx context.Context, servers string, sessionTimeout time.Duration) (*CuratorLeaderProcess, error) {
-	cp, err := CuratorClasspath()
+	p, id, err := startLineServer(ctx, leaderClass, leaderSource, servers, sessionTimeout)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := CompileJava(ctx, leaderClass, leaderSource, cp)
-	if err != nil {
-		return nil, err
-	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrJavaMissing, err)
-	}
-	cmd := exec.Command(java, "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-		"-cp", dir+":"+cp, leaderClass, servers, strconv.FormatInt(sessionTimeout.Milliseconds(), 10))
-	p, first, err := startLineProcess(ctx, cmd)
-	if err != nil {
-		return nil, err
-	}
-	h, ok := strings.CutPrefix(first, "ready ")
-	id, perr := strconv.ParseUint(h, 16, 64)
-	if !ok || perr != nil {
-		p.kill()
-		return nil, fmt.Errorf("%w: bad greeting %q; stderr: %s", ErrRemote, first, p.stderr.String())
-	}
-	return &CuratorLeaderProcess{p: p, sessionID: int64(id)}, nil
+	return &CuratorLeaderProcess{p: p, sessionID: id}, nil
 }
 
 // SessionID is the ZooKeeper session id the Curator client started with.

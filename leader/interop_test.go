@@ -42,7 +42,7 @@ type leaders struct {
 // lead at once at any observation.
 func (l leaders) only(want string) {
 	l.t.Helper()
-	eventually(l.t, 30*time.Second, want+" alone to lead", func() bool {
+	zktest.Eventually(l.t, 30*time.Second, want+" alone to lead", func() bool {
 		var who []string
 		if ok, err := l.java(); err != nil {
 			l.t.Fatalf("asking Java: %v", err)
@@ -75,12 +75,12 @@ func TestInteropLatch(t *testing.T) {
 		t.Fatalf("Java latch never led: %v %v", ok, err)
 	}
 	proxy := zktest.NewProxy(t, srv.Servers()[0])
-	f1 := connect(t, framework.WithDialer(proxy.Dialer()))
-	f2 := connect(t)
+	f1 := zktest.Connect(t, srv, framework.WithDialer(proxy.Dialer()))
+	f2 := zktest.Connect(t, srv)
 	g1 := mustLatch(t, f1, p, leader.WithID("go-1"))
-	eventually(t, 10*time.Second, "g1 to queue", func() bool { return len(children(t, f2, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "g1 to queue", func() bool { return len(zktest.Children(t, f2, p)) == 2 })
 	g2 := mustLatch(t, f2, p, leader.WithID("go-2"))
-	eventually(t, 10*time.Second, "g2 to queue", func() bool { return len(children(t, f2, p)) == 3 })
+	zktest.Eventually(t, 10*time.Second, "g2 to queue", func() bool { return len(zktest.Children(t, f2, p)) == 3 })
 	javaName := "j1"
 	ls := leaders{t: t, java: func() (bool, error) { return java.LatchHasLeadership(jctx, javaName) },
 		goers: map[string]interface{ HasLeadership() bool }{"g1": g1, "g2": g2}}
@@ -112,9 +112,9 @@ func TestInteropLatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A forced expiry: g1 hears of it at its next contact (see TestInteropSelector).
-	eventually(t, 20*time.Second, "g1 to hear of its expiry", func() bool { return !g1.HasLeadership() })
+	zktest.Eventually(t, 20*time.Second, "g1 to hear of its expiry", func() bool { return !g1.HasLeadership() })
 	ls.only("g2")
-	eventually(t, 20*time.Second, "g1 to re-enter", func() bool {
+	zktest.Eventually(t, 20*time.Second, "g1 to re-enter", func() bool {
 		ps, err := g2.Participants(ctxFor(t, 5*time.Second))
 		return err == nil && len(ps) == 3 && ps[2].ID == "go-1"
 	})
@@ -134,7 +134,7 @@ func TestInteropLatch(t *testing.T) {
 	if err := g1.Close(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, f2, p)) == 0 })
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, f2, p)) == 0 })
 }
 
 // Java and Go LeaderSelector candidates share one election (an InterProcessMutex at the path):
@@ -151,7 +151,7 @@ func TestInteropSelector(t *testing.T) {
 	if ok, err := java.SelectorAwait(jctx, "j", 20*time.Second); err != nil || !ok {
 		t.Fatalf("Java selector never led: %v %v", ok, err)
 	}
-	f1, f2 := connect(t), connect(t)
+	f1, f2 := zktest.Connect(t, srv), zktest.Connect(t, srv)
 	yield1, yield2 := make(chan struct{}, 4), make(chan struct{}, 4)
 	hold := func(yield chan struct{}) leader.TakeoverFunc {
 		return func(ctx context.Context, _ *leader.Term) error {
@@ -163,9 +163,9 @@ func TestInteropSelector(t *testing.T) {
 		}
 	}
 	g1 := mustSelector(t, f1, p, hold(yield1), leader.WithID("go-1"), leader.WithAutoRequeue())
-	eventually(t, 10*time.Second, "g1 to queue", func() bool { return len(children(t, f2, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "g1 to queue", func() bool { return len(zktest.Children(t, f2, p)) == 2 })
 	g2 := mustSelector(t, f2, p, hold(yield2), leader.WithID("go-2"), leader.WithAutoRequeue())
-	eventually(t, 10*time.Second, "g2 to queue", func() bool { return len(children(t, f2, p)) == 3 })
+	zktest.Eventually(t, 10*time.Second, "g2 to queue", func() bool { return len(zktest.Children(t, f2, p)) == 3 })
 	javaLeads := func() (bool, error) { return java.SelectorLeading(jctx, "j") }
 	ls := leaders{t: t, java: javaLeads, goers: map[string]interface{ HasLeadership() bool }{"g1": g1, "g2": g2}}
 	ls.only("java")
@@ -196,7 +196,7 @@ func TestInteropSelector(t *testing.T) {
 	}
 	// A forced expiry ends the session on the server before its client can know: the client
 	// hears of it at its next contact, moments later. Wait for that before counting leaders.
-	eventually(t, 20*time.Second, "Java to hear of its expiry", func() bool {
+	zktest.Eventually(t, 20*time.Second, "Java to hear of its expiry", func() bool {
 		ok, err := javaLeads()
 		return err == nil && !ok
 	})
@@ -208,7 +208,7 @@ func TestInteropSelector(t *testing.T) {
 	}
 	delete(ls.goers, "g1")
 	ls.only("g2")
-	eventually(t, 20*time.Second, "Java to queue again", func() bool { return len(children(t, f2, p)) == 2 })
+	zktest.Eventually(t, 20*time.Second, "Java to queue again", func() bool { return len(zktest.Children(t, f2, p)) == 2 })
 
 	// g2 returns, Java leads; then the JVM is killed: g2 leads once its session expires.
 	yield2 <- struct{}{}
@@ -219,5 +219,5 @@ func TestInteropSelector(t *testing.T) {
 	if err := g2.Close(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, f2, p)) == 0 })
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, f2, p)) == 0 })
 }

@@ -26,12 +26,12 @@ import (
 func TestLatchLeaderSessionExpired(t *testing.T) {
 	p := electionPath(t)
 	proxy := zktest.NewProxy(t, srv.Servers()[0])
-	fa := connect(t, framework.WithDialer(proxy.Dialer()))
-	fb := connect(t)
+	fa := zktest.Connect(t, srv, framework.WithDialer(proxy.Dialer()))
+	fb := zktest.Connect(t, srv)
 	a := mustLatch(t, fa, p, leader.WithID("a"))
 	ta := await(t, a, 10*time.Second)
 	b := mustLatch(t, fb, p, leader.WithID("b"))
-	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fb, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 
 	tokA := token(t, ta)
 	id, pw := proxy.Session()
@@ -39,14 +39,14 @@ func TestLatchLeaderSessionExpired(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb := await(t, b, 20*time.Second)
-	eventually(t, 10*time.Second, "a to hear of the expiry", func() bool { return ta.Err() != nil })
+	zktest.Eventually(t, 10*time.Second, "a to hear of the expiry", func() bool { return ta.Err() != nil })
 	if !errors.Is(ta.Err(), recipes.ErrLockLost) {
 		t.Fatalf("a's term ended with %v, want ErrLockLost", ta.Err())
 	}
 	if tokB := token(t, tb); tokB <= tokA {
 		t.Fatalf("b's token %d not above a's %d", tokB, tokA)
 	}
-	eventually(t, 20*time.Second, "a to re-enter behind b", func() bool {
+	zktest.Eventually(t, 20*time.Second, "a to re-enter behind b", func() bool {
 		ps, err := b.Participants(ctxFor(t, 5*time.Second))
 		return err == nil && len(ps) == 2 && ps[0].ID == "b" && ps[1].ID == "a"
 	})
@@ -75,12 +75,12 @@ func TestLatchLeaderConnectionDrops(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := electionPath(t)
 			proxy := zktest.NewProxy(t, srv.Servers()[0])
-			fa := connect(t, framework.WithDialer(proxy.Dialer()), framework.WithErrorPolicy(tc.policy))
-			fb := connect(t)
+			fa := zktest.Connect(t, srv, framework.WithDialer(proxy.Dialer()), framework.WithErrorPolicy(tc.policy))
+			fb := zktest.Connect(t, srv)
 			a := mustLatch(t, fa, p, leader.WithID("a"))
 			ta := await(t, a, 10*time.Second)
 			b := mustLatch(t, fb, p, leader.WithID("b"))
-			eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fb, p)) == 2 })
+			zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 			states := make(chan framework.ConnectionState, 8)
 			defer fa.AddListener(func(s framework.ConnectionState) { states <- s })()
 
@@ -96,7 +96,7 @@ func TestLatchLeaderConnectionDrops(t *testing.T) {
 				t.Fatalf("a's term ended with %v, want ErrLockLost wrapping ErrSuspended", ta.Err())
 			}
 			await(t, b, 20*time.Second)
-			eventually(t, 20*time.Second, "a to re-enter behind b", func() bool {
+			zktest.Eventually(t, 20*time.Second, "a to re-enter behind b", func() bool {
 				ps, err := b.Participants(ctxFor(t, 5*time.Second))
 				return err == nil && len(ps) == 2 && ps[1].ID == "a"
 			})
@@ -129,17 +129,17 @@ func waitState(t testing.TB, states <-chan framework.ConnectionState, want frame
 // forever, and nothing leaks.
 func TestLatchFrameworkClosed(t *testing.T) {
 	p := electionPath(t)
-	fa, fb := connect(t), connect(t)
+	fa, fb := zktest.Connect(t, srv), zktest.Connect(t, srv)
 	holder := mustLatch(t, fb, p)
 	await(t, holder, 10*time.Second)
 	a := mustLatch(t, fa, p)
-	eventually(t, 10*time.Second, "a to queue", func() bool { return len(children(t, fb, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "a to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 	fa.Close()
 	if _, err := a.Await(ctxFor(t, 20*time.Second)); !errors.Is(err, leader.ErrStopped) {
 		t.Fatalf("Await after the framework closed: %v, want ErrStopped", err)
 	}
-	eventually(t, 10*time.Second, "a's node to go", func() bool {
-		return len(children(t, fb, p)) == 1
+	zktest.Eventually(t, 10*time.Second, "a's node to go", func() bool {
+		return len(zktest.Children(t, fb, p)) == 1
 	})
 }
 
@@ -148,13 +148,13 @@ func TestLatchFrameworkClosed(t *testing.T) {
 func TestLatchLeaderToldBeforeNextLeader(t *testing.T) {
 	p := electionPath(t)
 	proxy := zktest.NewProxy(t, srv.Servers()[0])
-	fa := connect(t, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(2*time.Second))
-	fb := connect(t)
+	fa := zktest.Connect(t, srv, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(2*time.Second))
+	fb := zktest.Connect(t, srv)
 	a := mustLatch(t, fa, p, leader.WithID("a"))
 	ta := await(t, a, 10*time.Second)
 	tokA := token(t, ta)
 	b := mustLatch(t, fb, p, leader.WithID("b"))
-	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fb, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 
 	var order atomic.Int32 // 1: a told first; 2: b led first
 	go func() { <-ta.Done(); order.CompareAndSwap(0, 1) }()
@@ -171,7 +171,7 @@ func TestLatchLeaderToldBeforeNextLeader(t *testing.T) {
 		t.Fatalf("b's token %d not above a's %d", tokB, tokA)
 	}
 	proxy.Blackhole(false)
-	eventually(t, 30*time.Second, "a to re-enter behind b", func() bool {
+	zktest.Eventually(t, 30*time.Second, "a to re-enter behind b", func() bool {
 		ps, err := b.Participants(ctxFor(t, 5*time.Second))
 		return err == nil && len(ps) == 2 && ps[1].ID == "a"
 	})
@@ -208,10 +208,10 @@ func TestLatchNoServerAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close(context.Background()) })
-	eventually(t, 20*time.Second, "a failed attempt", func() bool { return logs.contains("could not enter the election") })
+	zktest.Eventually(t, 20*time.Second, "a failed attempt", func() bool { return logs.contains("could not enter the election") })
 	refuse.Store(false)
 	await(t, l, 20*time.Second)
-	eventually(t, 10*time.Second, "IsLeader", func() bool { return isLeader.Load() == 1 })
+	zktest.Eventually(t, 10*time.Second, "IsLeader", func() bool { return isLeader.Load() == 1 })
 	if isLeader.Load() != 1 || notLeader.Load() != 0 {
 		t.Fatalf("IsLeader %d times, NotLeader %d times; want 1, 0", isLeader.Load(), notLeader.Load())
 	}
@@ -278,7 +278,7 @@ func (d *flakyDialer) heal() {
 // and lead when the leader leaves.
 func TestLatchFollowerRetriesAfterOutage(t *testing.T) {
 	p := electionPath(t)
-	fa := connect(t)
+	fa := zktest.Connect(t, srv)
 	a := mustLatch(t, fa, p, leader.WithID("a"))
 	await(t, a, 10*time.Second)
 	d := &flakyDialer{}
@@ -296,9 +296,9 @@ func TestLatchFollowerRetriesAfterOutage(t *testing.T) {
 	}
 	session := fb.SessionID()
 	b := mustLatch(t, fb, p, leader.WithID("b"))
-	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	d.cut()
-	eventually(t, 20*time.Second, "b's acquire to fail", func() bool { return logs.contains("could not enter the election") })
+	zktest.Eventually(t, 20*time.Second, "b's acquire to fail", func() bool { return logs.contains("could not enter the election") })
 	d.heal()
 	if err := fb.WaitConnected(ctxFor(t, 20*time.Second)); err != nil || fb.SessionID() != session {
 		t.Fatalf("reconnect: %v, session %x; want the same session %x", err, fb.SessionID(), session)

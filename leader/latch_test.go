@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/leader"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 var latchNode = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-latch-[0-9]{10}$`)
@@ -20,7 +21,7 @@ var latchNode = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 // for ""), owned by the latch's session; Participants and Leader read the ids back.
 func TestLatchLayoutAndParticipants(t *testing.T) {
 	p := electionPath(t)
-	fa, fb := connect(t), connect(t, framework.WithDefaultData([]byte("10.0.0.7")))
+	fa, fb := zktest.Connect(t, srv), zktest.Connect(t, srv, framework.WithDefaultData([]byte("10.0.0.7")))
 	if lead, err := leader.NewLatch(fa, p); err != nil {
 		t.Fatal(err)
 	} else if none, err := lead.Leader(ctxFor(t, 5*time.Second)); err != nil || none != (leader.Participant{}) {
@@ -29,7 +30,7 @@ func TestLatchLayoutAndParticipants(t *testing.T) {
 	a := mustLatch(t, fa, p, leader.WithID("alpha"))
 	term := await(t, a, 10*time.Second)
 	b := mustLatch(t, fb, p)
-	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 
 	if !latchNode.MatchString(path.Base(term.Path())) || path.Dir(term.Path()) != p {
 		t.Fatalf("leader node %q, want %s/_c_<uuid>-latch-<seq>", term.Path(), p)
@@ -69,12 +70,12 @@ func TestLatchExclusionAndFairness(t *testing.T) {
 		latches []*leader.LeaderLatch
 	)
 	for i := 0; i < n; i++ {
-		fw := connect(t)
+		fw := zktest.Connect(t, srv)
 		fws = append(fws, fw)
 		latches = append(latches, mustLatch(t, fw, p, leader.WithID(fmt.Sprint(i))))
-		eventually(t, 10*time.Second, "the candidate to queue", func() bool { return len(children(t, fw, p)) == i+1 })
+		zktest.Eventually(t, 10*time.Second, "the candidate to queue", func() bool { return len(zktest.Children(t, fw, p)) == i+1 })
 	}
-	var leaders gauge
+	var leaders zktest.Gauge
 	order := make(chan string, n)
 	var wg sync.WaitGroup
 	var last sync.Mutex
@@ -88,7 +89,7 @@ func TestLatchExclusionAndFairness(t *testing.T) {
 				t.Errorf("Await(%s): %v", l.ID(), err)
 				return
 			}
-			leaders.enter()
+			leaders.Enter()
 			order <- l.ID()
 			tok, err := term.Token(ctxFor(t, 10*time.Second))
 			last.Lock()
@@ -97,7 +98,7 @@ func TestLatchExclusionAndFairness(t *testing.T) {
 			}
 			lastToken = tok
 			last.Unlock()
-			leaders.leave()
+			leaders.Leave()
 			if err := l.Close(ctxFor(t, 10*time.Second)); err != nil {
 				t.Errorf("Close(%s): %v", l.ID(), err)
 			}
@@ -112,27 +113,27 @@ func TestLatchExclusionAndFairness(t *testing.T) {
 		}
 		i++
 	}
-	if i != n || leaders.most.Load() != 1 {
-		t.Fatalf("%d leaders, at most %d at once; want %d, 1", i, leaders.most.Load(), n)
+	if i != n || leaders.Max() != 1 {
+		t.Fatalf("%d leaders, at most %d at once; want %d, 1", i, leaders.Max(), n)
 	}
-	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, fws[0], p)) == 0 })
-	noWatches(t, fws...)
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, fws[0], p)) == 0 })
+	zktest.CheckNoWatches(t, srv, fws...)
 }
 
 // Curator's testCorrectWatching: closing a waiting candidate does not elect the one behind it.
 func TestLatchClosingWaiterElectsNobody(t *testing.T) {
 	p := electionPath(t)
-	fw := connect(t)
+	fw := zktest.Connect(t, srv)
 	a := mustLatch(t, fw, p, leader.WithID("a"))
 	await(t, a, 10*time.Second)
-	b := mustLatch(t, connect(t), p, leader.WithID("b"))
-	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fw, p)) == 2 })
-	c := mustLatch(t, connect(t), p, leader.WithID("c"))
-	eventually(t, 10*time.Second, "c to queue", func() bool { return len(children(t, fw, p)) == 3 })
+	b := mustLatch(t, zktest.Connect(t, srv), p, leader.WithID("b"))
+	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
+	c := mustLatch(t, zktest.Connect(t, srv), p, leader.WithID("c"))
+	zktest.Eventually(t, 10*time.Second, "c to queue", func() bool { return len(zktest.Children(t, fw, p)) == 3 })
 	if err := b.Close(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "b's node to go", func() bool { return len(children(t, fw, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "b's node to go", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
 	if _, err := c.Await(ctxFor(t, 300*time.Millisecond)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("c's Await while a leads: %v, want a timeout", err)
 	}
@@ -158,7 +159,7 @@ func TestLatchListeners(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := electionPath(t)
-			l, err := leader.NewLatch(connect(t), p, leader.WithCloseMode(tc.mode))
+			l, err := leader.NewLatch(zktest.Connect(t, srv), p, leader.WithCloseMode(tc.mode))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +184,7 @@ func TestLatchListeners(t *testing.T) {
 					t.Fatalf("no %q event", want)
 				}
 			}
-			eventually(t, 10*time.Second, "closed", func() bool { return l.State() == leader.Closed })
+			zktest.Eventually(t, 10*time.Second, "closed", func() bool { return l.State() == leader.Closed })
 			select {
 			case got := <-events:
 				t.Fatalf("extra event %q", got)
@@ -197,7 +198,7 @@ func TestLatchListeners(t *testing.T) {
 // Await, Start and Close report the life cycle.
 func TestLatchCloseFromListenerAndLifeCycle(t *testing.T) {
 	p := electionPath(t)
-	fw := connect(t)
+	fw := zktest.Connect(t, srv)
 	l, err := leader.NewLatch(fw, p, leader.WithCloseMode(leader.CloseNotifyLeader))
 	if err != nil {
 		t.Fatal(err)
@@ -230,13 +231,13 @@ func TestLatchCloseFromListenerAndLifeCycle(t *testing.T) {
 	if err := l.Start(); !errors.Is(err, leader.ErrClosed) {
 		t.Fatalf("Start after Close: %v, want ErrClosed", err)
 	}
-	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, fw, p)) == 0 })
-	noWatches(t, fw)
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, fw, p)) == 0 })
+	zktest.CheckNoWatches(t, srv, fw)
 }
 
 // Bad arguments are errors that name them, never panics.
 func TestLatchBadArguments(t *testing.T) {
-	fw := connect(t)
+	fw := zktest.Connect(t, srv)
 	for _, tc := range []struct {
 		name string
 		fw   *framework.Framework

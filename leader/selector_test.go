@@ -38,7 +38,7 @@ func mustSelector(t testing.TB, fw *framework.Framework, p string, fn leader.Tak
 func TestSelectorRotatesExclusively(t *testing.T) {
 	p := electionPath(t)
 	const n, rounds = 3, 4
-	var leaders gauge
+	var leaders zktest.Gauge
 	var mu sync.Mutex
 	var order []string
 	enough := make(chan struct{})
@@ -47,12 +47,12 @@ func TestSelectorRotatesExclusively(t *testing.T) {
 	var sels []*leader.LeaderSelector
 	for i := 0; i < n; i++ {
 		id := fmt.Sprint(i)
-		fw := connect(t)
+		fw := zktest.Connect(t, srv)
 		fws = append(fws, fw)
 		takeover := func(ctx context.Context, term *leader.Term) error {
 			<-gate
-			leaders.enter()
-			defer leaders.leave()
+			leaders.Enter()
+			defer leaders.Leave()
 			mu.Lock()
 			order = append(order, id)
 			if len(order) == n*rounds {
@@ -68,7 +68,7 @@ func TestSelectorRotatesExclusively(t *testing.T) {
 			return nil
 		}
 		sels = append(sels, mustSelector(t, fw, p, takeover, leader.WithID(id), leader.WithAutoRequeue()))
-		eventually(t, 10*time.Second, "the selector to queue", func() bool { return len(children(t, fw, p)) == i+1 })
+		zktest.Eventually(t, 10*time.Second, "the selector to queue", func() bool { return len(zktest.Children(t, fw, p)) == i+1 })
 	}
 	close(gate)
 	select {
@@ -88,19 +88,19 @@ func TestSelectorRotatesExclusively(t *testing.T) {
 			t.Fatalf("leaders in order %v, want rounds of 0..%d", order, n-1)
 		}
 	}
-	if leaders.most.Load() != 1 {
-		t.Fatalf("%d leaders at once", leaders.most.Load())
+	if leaders.Max() != 1 {
+		t.Fatalf("%d leaders at once", leaders.Max())
 	}
-	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, fws[0], p)) == 0 })
-	noWatches(t, fws...)
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, fws[0], p)) == 0 })
+	zktest.CheckNoWatches(t, srv, fws...)
 }
 
 // Curator's layout (an InterProcessMutex at P) and ids: the id is the node's data; an empty id
 // stores the framework's default data. A plain recipes mutex on the same path shares the queue.
 func TestSelectorLayoutAndParticipants(t *testing.T) {
 	p := electionPath(t)
-	fa := connect(t)
-	fb := connect(t, framework.WithDefaultData([]byte("10.0.0.7")))
+	fa := zktest.Connect(t, srv)
+	fb := zktest.Connect(t, srv, framework.WithDefaultData([]byte("10.0.0.7")))
 	terms := make(chan *leader.Term, 1)
 	a := mustSelector(t, fa, p, func(ctx context.Context, term *leader.Term) error {
 		terms <- term
@@ -114,7 +114,7 @@ func TestSelectorLayoutAndParticipants(t *testing.T) {
 		t.Fatal("a never led")
 	}
 	b := mustSelector(t, fb, p, func(ctx context.Context, _ *leader.Term) error { return nil })
-	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	if !mutexNode.MatchString(path.Base(term.Path())) {
 		t.Fatalf("leader node %q, want _c_<uuid>-lock-<seq>", term.Path())
 	}
@@ -142,7 +142,7 @@ func TestSelectorLayoutAndParticipants(t *testing.T) {
 // selector's Close removes its node too.
 func TestSelectorCloseCancelsTakeover(t *testing.T) {
 	p := electionPath(t)
-	fa, fb := connect(t), connect(t)
+	fa, fb := zktest.Connect(t, srv), zktest.Connect(t, srv)
 	causes := make(chan error, 1)
 	led := make(chan struct{})
 	a := mustSelector(t, fa, p, func(ctx context.Context, term *leader.Term) error {
@@ -153,7 +153,7 @@ func TestSelectorCloseCancelsTakeover(t *testing.T) {
 	})
 	<-led
 	b := mustSelector(t, fb, p, func(ctx context.Context, _ *leader.Term) error { return nil })
-	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	if err := b.Close(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +166,8 @@ func TestSelectorCloseCancelsTakeover(t *testing.T) {
 	if a.HasLeadership() {
 		t.Fatal("leads after Close")
 	}
-	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, fa, p)) == 0 })
-	noWatches(t, fa, fb)
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, fa, p)) == 0 })
+	zktest.CheckNoWatches(t, srv, fa, fb)
 }
 
 // The leader's session expires for real: the takeover's context is cancelled with
@@ -175,8 +175,8 @@ func TestSelectorCloseCancelsTakeover(t *testing.T) {
 func TestSelectorLeaderSessionExpired(t *testing.T) {
 	p := electionPath(t)
 	proxy := zktest.NewProxy(t, srv.Servers()[0])
-	fa := connect(t, framework.WithDialer(proxy.Dialer()))
-	fb := connect(t)
+	fa := zktest.Connect(t, srv, framework.WithDialer(proxy.Dialer()))
+	fb := zktest.Connect(t, srv)
 	causes := make(chan error, 4)
 	hold := func(ctx context.Context, term *leader.Term) error {
 		<-ctx.Done()
@@ -184,13 +184,13 @@ func TestSelectorLeaderSessionExpired(t *testing.T) {
 		return nil
 	}
 	a := mustSelector(t, fa, p, hold, leader.WithID("a"), leader.WithAutoRequeue())
-	eventually(t, 10*time.Second, "a to lead", a.HasLeadership)
+	zktest.Eventually(t, 10*time.Second, "a to lead", a.HasLeadership)
 	bLed := make(chan struct{}, 1)
 	b := mustSelector(t, fb, p, func(ctx context.Context, term *leader.Term) error {
 		bLed <- struct{}{}
 		return hold(ctx, term)
 	}, leader.WithID("b"))
-	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fb, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 	id, pw := proxy.Session()
 	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), srv.Servers()[0], id, pw); err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestSelectorLeaderSessionExpired(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("b never led")
 	}
-	eventually(t, 20*time.Second, "a to queue again behind b", func() bool {
+	zktest.Eventually(t, 20*time.Second, "a to queue again behind b", func() bool {
 		ps, err := b.Participants(ctxFor(t, 5*time.Second))
 		return err == nil && len(ps) == 2 && ps[0].ID == "b" && ps[1].ID == "a"
 	})
@@ -221,14 +221,14 @@ func TestSelectorLeaderSessionExpired(t *testing.T) {
 // leading); InterruptLeadership cancels the term with ErrInterrupted.
 func TestSelectorRequeueAndInterrupt(t *testing.T) {
 	p := electionPath(t)
-	fw := connect(t)
+	fw := zktest.Connect(t, srv)
 	causes := make(chan error, 4)
 	s := mustSelector(t, fw, p, func(ctx context.Context, term *leader.Term) error {
 		<-ctx.Done()
 		causes <- term.Err()
 		return nil
 	})
-	eventually(t, 10*time.Second, "s to lead", s.HasLeadership)
+	zktest.Eventually(t, 10*time.Second, "s to lead", s.HasLeadership)
 	if ok, err := s.Requeue(); ok || err != nil {
 		t.Fatalf("Requeue while leading = %v, %v; want false, nil", ok, err)
 	}
@@ -236,31 +236,31 @@ func TestSelectorRequeueAndInterrupt(t *testing.T) {
 	if err := <-causes; !errors.Is(err, leader.ErrInterrupted) {
 		t.Fatalf("term ended with %v, want ErrInterrupted", err)
 	}
-	eventually(t, 10*time.Second, "the node to go", func() bool { return len(children(t, fw, p)) == 0 })
+	zktest.Eventually(t, 10*time.Second, "the node to go", func() bool { return len(zktest.Children(t, fw, p)) == 0 })
 	if s.HasLeadership() {
 		t.Fatal("leads after the takeover returned")
 	}
 	// The worker finishes just after the node goes: Requeue succeeds from then on.
-	eventually(t, 10*time.Second, "Requeue after the term to succeed", func() bool {
+	zktest.Eventually(t, 10*time.Second, "Requeue after the term to succeed", func() bool {
 		ok, err := s.Requeue()
 		if err != nil {
 			t.Fatalf("Requeue after the term: %v", err)
 		}
 		return ok
 	})
-	eventually(t, 10*time.Second, "s to lead again", s.HasLeadership)
+	zktest.Eventually(t, 10*time.Second, "s to lead again", s.HasLeadership)
 	if err := s.Close(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Requeue(); !errors.Is(err, leader.ErrClosed) {
 		t.Fatalf("Requeue after Close: %v, want ErrClosed", err)
 	}
-	noWatches(t, fw)
+	zktest.CheckNoWatches(t, srv, fw)
 }
 
 // Bad arguments are errors that name them; calls out of life-cycle order are refused.
 func TestSelectorBadArguments(t *testing.T) {
-	fw := connect(t)
+	fw := zktest.Connect(t, srv)
 	noop := func(context.Context, *leader.Term) error { return nil }
 	for _, tc := range []struct {
 		name string
@@ -297,8 +297,8 @@ func TestSelectorBadArguments(t *testing.T) {
 func TestSelectorLeaderToldBeforeNextLeader(t *testing.T) {
 	p := electionPath(t)
 	proxy := zktest.NewProxy(t, srv.Servers()[0])
-	fa := connect(t, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(2*time.Second))
-	fb := connect(t)
+	fa := zktest.Connect(t, srv, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(2*time.Second))
+	fb := zktest.Connect(t, srv)
 	var order atomic.Int32 // 1: a told first; 2: b led first
 	tokens := make(chan int64, 2)
 	takeover := func(follower bool) leader.TakeoverFunc {
@@ -325,7 +325,7 @@ func TestSelectorLeaderToldBeforeNextLeader(t *testing.T) {
 		t.Fatal("a never led")
 	}
 	mustSelector(t, fb, p, takeover(true))
-	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fb, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 	proxy.Blackhole(true)
 	select {
 	case tokB := <-tokens:

@@ -5,19 +5,19 @@ import (
 	"errors"
 	"os"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // Bad arguments get a typed error, never a panic, and no request.
 func TestLockBadInput(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	tests := []struct {
 		name string
@@ -49,12 +49,12 @@ func TestLockBadInput(t *testing.T) {
 // A Lock with a driver of one's own (here Curator's Standard driver for two holders) gets
 // the loop: at most two hold at once, each acquire leaves nothing behind.
 func TestLockStandardDriverTwoHolders(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	var g gauge
+	var g zktest.Gauge
 	var wg sync.WaitGroup
 	for range 4 {
-		lk, err := recipes.NewLock(connect(t, zk.Servers()), p, driver.Standard("job-", 2))
+		lk, err := recipes.NewLock(zktest.Connect(t, zk), p, driver.Standard("job-", 2))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,18 +67,18 @@ func TestLockStandardDriverTwoHolders(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if g.max() > 2 {
-		t.Fatalf("%d holders at once, want at most 2", g.max())
+	if g.Max() > 2 {
+		t.Fatalf("%d holders at once, want at most 2", g.Max())
 	}
-	fw := connect(t, zk.Servers())
-	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, fw, p)) == 0 })
+	fw := zktest.Connect(t, zk)
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, fw, p)) == 0 })
 }
 
 // SharedCount reads and writes Curator's encoding; the semaphore follows it; TrySet is a
 // compare-and-set on the version.
 func TestSharedCount(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	c, err := recipes.NewSharedCount(fw, p+"-count")
 	if err != nil {
@@ -126,8 +126,8 @@ func TestSharedCount(t *testing.T) {
 
 // SyncLocker is a sync.Locker over the lock: goroutines exclude each other through it.
 func TestSyncLocker(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	m := mustMutex(t, fw, lockPath(t))
 	var lk sync.Locker
 	sl, err := recipes.NewSyncLocker(m.Lock)
@@ -135,7 +135,7 @@ func TestSyncLocker(t *testing.T) {
 		t.Fatal(err)
 	}
 	lk = sl
-	var inside, most atomic.Int32
+	var inside zktest.Gauge
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
@@ -143,17 +143,15 @@ func TestSyncLocker(t *testing.T) {
 			defer wg.Done()
 			for range 5 {
 				lk.Lock()
-				if n := inside.Add(1); n > most.Load() {
-					most.Store(n)
-				}
-				inside.Add(-1)
+				inside.Enter()
+				inside.Leave()
 				lk.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	if most.Load() != 1 {
-		t.Fatalf("%d inside at once", most.Load())
+	if inside.Max() != 1 {
+		t.Fatalf("%d inside at once", inside.Max())
 	}
 	if sl.Lease() != nil {
 		t.Fatal("a lease is left after the last Unlock")
@@ -164,9 +162,9 @@ func TestSyncLocker(t *testing.T) {
 // zklock holders shows and NodeOrigin tells from Curator's IP address. A framework default
 // data, when set, wins.
 func TestDefaultNodeDataIsIdentity(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fw := connect(t, zk.Servers())
+	fw := zktest.Connect(t, zk)
 	l := mustAcquire(t, mustMutex(t, fw, p), 10*time.Second)
 	data, err := l.Data(ctxFor(t, 5*time.Second))
 	if err != nil {
@@ -178,7 +176,7 @@ func TestDefaultNodeDataIsIdentity(t *testing.T) {
 	}
 	mustRelease(t, l)
 
-	fd := connect(t, zk.Servers(), framework.WithDefaultData([]byte("10.1.2.3")))
+	fd := zktest.Connect(t, zk, framework.WithDefaultData([]byte("10.1.2.3")))
 	l = mustAcquire(t, mustMutex(t, fd, p), 10*time.Second)
 	if data, err := l.Data(ctxFor(t, 5*time.Second)); err != nil || string(data) != "10.1.2.3" {
 		t.Fatalf("with framework default data: %q, %v", data, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // BenchmarkMutex measures acquire+release cycles of the mutex against the shared zktest
@@ -29,11 +30,11 @@ func BenchmarkMutex(b *testing.B) {
 		}
 		sessions := bc.sessions
 		b.Run(name, func(b *testing.B) {
-			zk := server(b)
+			zk := shared
 			p := lockPath(b)
 			ms := make([]*recipes.InterProcessMutex, sessions)
 			for i := range ms {
-				ms[i] = mustMutex(b, connect(b, zk.Servers(), framework.WithSessionTimeout(10*time.Second)), p)
+				ms[i] = mustMutex(b, zktest.Connect(b, zk, framework.WithSessionTimeout(10*time.Second)), p)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
@@ -51,10 +52,10 @@ func fill(t *testing.T, fw *framework.Framework, dir string, from, n int) {
 // warning from half-way, then a typed refusal that leaves no node behind, where a listing
 // past the limit would be dropped by the server and retried for ever.
 func TestQueueTooDeepIsRefusedBeforeTheLimit(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	var logs lockedBuffer
-	fw := connect(t, zk.Servers(), framework.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+	fw := zktest.Connect(t, zk, framework.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	if _, err := fw.Create(ctxFor(t, 5*time.Second), p, nil, framework.CreatingParents()); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestQueueTooDeepIsRefusedBeforeTheLimit(t *testing.T) {
 	if _, err := m.Acquire(ctxFor(t, 20*time.Second)); !errors.Is(err, recipes.ErrQueueTooDeep) {
 		t.Fatalf("Acquire at a 900 KiB listing: %v, want ErrQueueTooDeep", err)
 	}
-	kids := children(t, fw, p)
+	kids := zktest.Children(t, fw, p)
 	for _, k := range kids {
 		if strings.Contains(k, "-lock-") {
 			t.Fatalf("the refused acquire left its node %s", k)
@@ -82,7 +83,7 @@ func TestQueueTooDeepIsRefusedBeforeTheLimit(t *testing.T) {
 
 // deleteTree deletes dir's children and dir.
 func deleteTree(t *testing.T, fw *framework.Framework, dir string) {
-	for _, k := range children(t, fw, dir) {
+	for _, k := range zktest.Children(t, fw, dir) {
 		fw.Delete(ctxFor(t, 10*time.Second), dir+"/"+k)
 	}
 	fw.Delete(ctxFor(t, 10*time.Second), dir)

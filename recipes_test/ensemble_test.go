@@ -31,13 +31,13 @@ func leader(t *testing.T, zk *zktest.Cluster) *zktest.Member {
 func TestMutexEnsembleLeaderFailover(t *testing.T) {
 	zk := zktest.StartEnsemble(t, 3)
 	p := lockPath(t)
-	var holders gauge
+	var holders zktest.Gauge
 	var acquired, afterFailover atomic.Int64
 	var failedOver atomic.Bool
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
-		m := mustMutex(t, connect(t, zk.Servers(), framework.WithSessionTimeout(6*time.Second)), p)
+		m := mustMutex(t, zktest.Connect(t, zk, framework.WithSessionTimeout(6*time.Second)), p)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -54,9 +54,9 @@ func TestMutexEnsembleLeaderFailover(t *testing.T) {
 					continue // the ensemble is electing: try again
 				}
 				if l.Err() == nil { // a lease already told of a suspension is not a holder
-					holders.enter()
+					holders.Enter()
 					time.Sleep(time.Millisecond) // a short critical section
-					holders.leave()
+					holders.Leave()
 					acquired.Add(1)
 					if failedOver.Load() {
 						afterFailover.Add(1)
@@ -68,23 +68,23 @@ func TestMutexEnsembleLeaderFailover(t *testing.T) {
 			}
 		}()
 	}
-	eventually(t, 20*time.Second, "acquisitions before the failover", func() bool { return acquired.Load() > 20 })
+	zktest.Eventually(t, 20*time.Second, "acquisitions before the failover", func() bool { return acquired.Load() > 20 })
 	lead := leader(t, zk)
 	if err := lead.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	failedOver.Store(true)
-	eventually(t, 60*time.Second, "acquisitions after the leader died", func() bool { return afterFailover.Load() > 20 })
+	zktest.Eventually(t, 60*time.Second, "acquisitions after the leader died", func() bool { return afterFailover.Load() > 20 })
 	if err := lead.Restart(ctxFor(t, 60*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	before := afterFailover.Load()
-	eventually(t, 60*time.Second, "acquisitions after the old leader returned", func() bool { return afterFailover.Load() > before+20 })
+	zktest.Eventually(t, 60*time.Second, "acquisitions after the old leader returned", func() bool { return afterFailover.Load() > before+20 })
 	close(stop)
 	wg.Wait()
-	if n := holders.max(); n != 1 {
+	if n := holders.Max(); n != 1 {
 		t.Fatalf("%d valid holders at once across a leader failover", n)
 	}
-	fw := connect(t, zk.Servers())
-	eventually(t, 30*time.Second, "no nodes left", func() bool { return len(children(t, fw, p)) == 0 })
+	fw := zktest.Connect(t, zk)
+	zktest.Eventually(t, 30*time.Second, "no nodes left", func() bool { return len(zktest.Children(t, fw, p)) == 0 })
 }

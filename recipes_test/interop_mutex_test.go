@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/interop"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // startCurator starts a Java process holding one Curator 5.4 client.
@@ -27,10 +28,10 @@ func startCurator(t *testing.T, servers []string) *interop.CuratorProcess {
 // Go and Curator contend on one path: each waits on the other's nodes, and
 // Curator lists ours in queue order.
 func TestInteropMutexWithCurator(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	java := startCurator(t, zk.Servers())
-	fw := connect(t, zk.Servers())
+	fw := zktest.Connect(t, zk)
 	m := mustMutex(t, fw, p)
 
 	javaNode, err := java.Acquire(ctxFor(t, 20*time.Second), p, 10*time.Second)
@@ -51,7 +52,7 @@ func TestInteropMutexWithCurator(t *testing.T) {
 		}
 		got <- l
 	}()
-	eventually(t, 10*time.Second, "the Go waiter to queue", func() bool { return len(children(t, fw, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "the Go waiter to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
 	parts, err := java.Participants(ctxFor(t, 10*time.Second), p)
 	if err != nil {
 		t.Fatal(err)
@@ -84,10 +85,10 @@ func TestInteropMutexWithCurator(t *testing.T) {
 
 // Two Java and two Go contenders hammer one lock: never two holders.
 func TestInteropMutexExclusion(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	const rounds = 25
-	var holders gauge
+	var holders zktest.Gauge
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		java := startCurator(t, zk.Servers())
@@ -97,14 +98,14 @@ func TestInteropMutexExclusion(t *testing.T) {
 		})
 	}
 	for i := 0; i < 2; i++ {
-		m := mustMutex(t, connect(t, zk.Servers()), p)
+		m := mustMutex(t, zktest.Connect(t, zk), p)
 		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
 			l, err := m.Acquire(ctxFor(t, 60*time.Second))
 			return func() error { return l.Release(context.Background()) }, err
 		})
 	}
 	wg.Wait()
-	if n := holders.max(); n != 1 {
+	if n := holders.Max(); n != 1 {
 		t.Fatalf("max holders across Go and Java = %d, want 1", n)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // rwCheck counts readers and writers inside the lock and records violations:
@@ -46,7 +47,7 @@ func (c *rwCheck) leave(write bool) {
 // Java readers and writers (Curator 5.4) and ours share one read-write lock
 // path: never two writers, never a writer with a reader.
 func TestInteropReadWriteWithCurator(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	const rounds = 20
 	var check rwCheck
@@ -76,7 +77,7 @@ func TestInteropReadWriteWithCurator(t *testing.T) {
 		}()
 	}
 	for i := 0; i < 2; i++ {
-		rw, err := recipes.NewReadWriteLock(connect(t, zk.Servers()), p)
+		rw, err := recipes.NewReadWriteLock(zktest.Connect(t, zk), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,10 +117,10 @@ func TestInteropReadWriteWithCurator(t *testing.T) {
 // Java semaphore clients (Curator 5.4) and ours share one semaphore path
 // with a maximum of 2: never more than 2 leases held.
 func TestInteropSemaphoreWithCurator(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	const maxLeases, rounds = 2, 15
-	var holders gauge
+	var holders zktest.Gauge
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		java := startCurator(t, zk.Servers())
@@ -129,7 +130,7 @@ func TestInteropSemaphoreWithCurator(t *testing.T) {
 		})
 	}
 	for i := 0; i < 3; i++ {
-		sem, err := recipes.NewSemaphore(connect(t, zk.Servers()), p, maxLeases)
+		sem, err := recipes.NewSemaphore(zktest.Connect(t, zk), p, maxLeases)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,10 +143,10 @@ func TestInteropSemaphoreWithCurator(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := holders.max(); n > maxLeases {
+	if n := holders.Max(); n > maxLeases {
 		t.Fatalf("%d leases held at once across Go and Java, maximum %d", n, maxLeases)
 	}
-	if kids := children(t, connect(t, zk.Servers()), p+"/leases"); len(kids) != 0 {
+	if kids := zktest.Children(t, zktest.Connect(t, zk), p+"/leases"); len(kids) != 0 {
 		t.Fatalf("leases left behind: %v", kids)
 	}
 }

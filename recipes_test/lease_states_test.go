@@ -32,18 +32,18 @@ func TestLeaseUnderConnectionStates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			zk := server(t)
+			zk := shared
 			proxy := zktest.NewProxy(t, zk.Servers()[0])
 			p := lockPath(t)
-			fw := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()),
+			fw := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()),
 				framework.WithSessionTimeout(20*time.Second), framework.WithErrorPolicy(tt.policy))
-			observer := connect(t, zk.Servers())
+			observer := zktest.Connect(t, zk)
 			l := mustAcquire(t, mustMutex(t, fw, p), 10*time.Second)
 			sid := fw.SessionID()
 			switch tt.fault {
 			case "drop":
 				proxy.DropConnections()
-				eventually(t, 20*time.Second, "Reconnected", func() bool {
+				zktest.Eventually(t, 20*time.Second, "Reconnected", func() bool {
 					return fw.State() == framework.Reconnected && fw.SessionID() == sid
 				})
 			case "expire":
@@ -51,7 +51,7 @@ func TestLeaseUnderConnectionStates(t *testing.T) {
 				if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
 					t.Fatal(err)
 				}
-				eventually(t, 20*time.Second, "a new session", func() bool {
+				zktest.Eventually(t, 20*time.Second, "a new session", func() bool {
 					return fw.State().IsConnected() && fw.SessionID() != sid
 				})
 			}
@@ -72,15 +72,15 @@ func TestLeaseUnderConnectionStates(t *testing.T) {
 			}
 			name := path.Base(l.Path())
 			if tt.node {
-				if !slices.Contains(children(t, observer, p), name) {
+				if !slices.Contains(zktest.Children(t, observer, p), name) {
 					t.Fatal("our node is gone although the lease is held")
 				}
 				if _, err := fw.Multi(ctxFor(t, 10*time.Second), l.Guard(), framework.SetOp(p, []byte("x"), -1)); err != nil {
 					t.Fatalf("guarded write by a held lease: %v", err)
 				}
 			} else {
-				eventually(t, lossDeleteBound, "the lost lease's node to go", func() bool {
-					return !slices.Contains(children(t, observer, p), name)
+				zktest.Eventually(t, lossDeleteBound, "the lost lease's node to go", func() bool {
+					return !slices.Contains(zktest.Children(t, observer, p), name)
 				})
 				if _, err := fw.Multi(ctxFor(t, 10*time.Second), l.Guard(), framework.SetOp(p, []byte("x"), -1)); err == nil {
 					t.Fatal("guarded write by a lost lease committed")
@@ -89,7 +89,7 @@ func TestLeaseUnderConnectionStates(t *testing.T) {
 			if err := l.Release(ctxFor(t, 10*time.Second)); err != nil {
 				t.Fatalf("Release: %v", err)
 			}
-			eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, observer, p)) == 0 })
+			zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, observer, p)) == 0 })
 		})
 	}
 }

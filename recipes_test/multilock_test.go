@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // multiRounds is how many times each of two clients takes the pair in the
@@ -19,10 +20,10 @@ const multiRounds = 1000
 // Two clients take {A, B} and {B, A} over and over without a deadlock:
 // the multi-lock takes them in path order whatever the caller's order.
 func TestMultiLockNoDeadlock(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	a, b := p+"/a", p+"/b"
-	fa, fb := connect(t, zk.Servers()), connect(t, zk.Servers())
+	fa, fb := zktest.Connect(t, zk), zktest.Connect(t, zk)
 	ma, err1 := recipes.NewMultiMutex(fa, a, b)
 	mb, err2 := recipes.NewMultiMutex(fb, b, a)
 	if err1 != nil || err2 != nil {
@@ -54,16 +55,16 @@ func TestMultiLockNoDeadlock(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatal("deadlocked or too slow")
 	}
-	if len(children(t, fa, a))+len(children(t, fa, b)) != 0 {
+	if len(zktest.Children(t, fa, a))+len(zktest.Children(t, fa, b)) != 0 {
 		t.Fatal("nodes left")
 	}
 }
 
 // If one lock cannot be taken, none is held afterwards.
 func TestMultiLockAllOrNone(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fa, fb := connect(t, zk.Servers()), connect(t, zk.Servers())
+	fa, fb := zktest.Connect(t, zk), zktest.Connect(t, zk)
 	rw := mustRW(t, fa, p+"/rw")
 	sm, err := recipes.NewSemaphoreMutex(fa, p+"/sem")
 	if err != nil {
@@ -81,7 +82,7 @@ func TestMultiLockAllOrNone(t *testing.T) {
 		t.Fatalf("multi-lock with a blocked member: got %v", err)
 	}
 	for _, dir := range []string{p + "/m", p + "/rw", p + "/sem/leases", p + "/sem/locks"} {
-		if kids := children(t, fa, dir); len(kids) != 0 {
+		if kids := zktest.Children(t, fa, dir); len(kids) != 0 {
 			t.Fatalf("%s still held after a failed multi-lock: %v", dir, kids)
 		}
 	}
@@ -100,9 +101,9 @@ func TestMultiLockAllOrNone(t *testing.T) {
 
 // Release goes on past an error and reports it.
 func TestMultiLockReleaseGoesOnPastErrors(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fa := connect(t, zk.Servers())
+	fa := zktest.Connect(t, zk)
 	fb, err := framework.New(zk.Servers())
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestMultiLockReleaseGoesOnPastErrors(t *testing.T) {
 	if err := held.Release(ctxFor(t, 10*time.Second)); !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("release with a closed client: got %v, want ErrClosed", err)
 	}
-	if kids := children(t, fa, p+"/a"); len(kids) != 0 {
+	if kids := zktest.Children(t, fa, p+"/a"); len(kids) != 0 {
 		t.Fatalf("the healthy lock was not released: %v", kids)
 	}
 }
@@ -146,8 +147,8 @@ func (d deadlineRecorder) Hold(ctx context.Context) (recipes.Held, error) {
 
 // One deadline covers the whole set: every member sees the caller's.
 func TestMultiLockOneDeadline(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	var mu sync.Mutex
 	var got []time.Time
@@ -174,8 +175,8 @@ func TestMultiLockOneDeadline(t *testing.T) {
 }
 
 func TestMultiLockBadInput(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	m := func(p string) recipes.Locker { return mustMutex(t, fw, p) }
 	for _, tc := range []struct {
 		name  string
@@ -207,7 +208,7 @@ func TestMultiLockBadInput(t *testing.T) {
 // After a workload of every kind with waiters, and once the clients close,
 // no watch is left on the client or the server and no node remains.
 func TestRecipesLeaveNothingBehind(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	var fws []*framework.Framework
 	for range 2 {
@@ -261,13 +262,13 @@ func TestRecipesLeaveNothingBehind(t *testing.T) {
 		}
 		fw.Close()
 	}
-	eventually(t, 10*time.Second, "no server watches", func() bool {
+	zktest.Eventually(t, 10*time.Second, "no server watches", func() bool {
 		n, err := zk.Member(0).WatchCount(ctxFor(t, 5*time.Second))
 		return err == nil && n == 0
 	})
-	check := connect(t, zk.Servers())
+	check := zktest.Connect(t, zk)
 	for _, dir := range []string{"/rw", "/m", "/sem/leases", "/sem/locks", "/sm/leases", "/sm/locks"} {
-		if kids := children(t, check, p+dir); len(kids) != 0 {
+		if kids := zktest.Children(t, check, p+dir); len(kids) != 0 {
 			t.Errorf("%s: nodes left %v", dir, kids)
 		}
 	}
@@ -284,8 +285,8 @@ func mustMutexNoFatal(fw *framework.Framework, p string) *recipes.InterProcessMu
 // A multi-lease is held only as a whole: Done closes as soon as any of its
 // leases ends, with that lease's reason, and Release ends it too.
 func TestMultiLeaseDone(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	m, err := recipes.NewMultiMutex(fw, p+"/a", p+"/b")
 	if err != nil {

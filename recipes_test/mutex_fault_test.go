@@ -16,11 +16,11 @@ import (
 // Curator's testKilledSession: a waiter whose session is expired by the
 // server re-queues with a new node and still acquires.
 func TestMutexKilledSessionWhileWaiting(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	p := lockPath(t)
-	fa := connect(t, zk.Servers())
-	fb := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()))
+	fa := zktest.Connect(t, zk)
+	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 
 	got := make(chan *recipes.Lease, 1)
@@ -32,10 +32,10 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 		}
 		got <- l
 	}()
-	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	holderNode := path.Base(la.Path())
 	var waiterNode string
-	for _, k := range children(t, fa, p) {
+	for _, k := range zktest.Children(t, fa, p) {
 		if k != holderNode {
 			waiterNode = k
 		}
@@ -45,8 +45,8 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "a new session and a new waiter node", func() bool {
-		kids := children(t, fa, p)
+	zktest.Eventually(t, 20*time.Second, "a new session and a new waiter node", func() bool {
+		kids := zktest.Children(t, fa, p)
 		return fb.SessionID() != oldID && len(kids) == 2 && !slices.Contains(kids, waiterNode)
 	})
 	mustRelease(t, la)
@@ -59,7 +59,7 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("waiter never acquired after its session was killed")
 	}
-	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, fa, p)) == 0 })
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, fa, p)) == 0 })
 }
 
 // Curator's testWaitingProcessKilledServer: the server dies and comes back
@@ -67,8 +67,8 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 	zk := zktest.Start(t)
 	p := lockPath(t)
-	fa := connect(t, zk.Servers(), framework.WithSessionTimeout(10*time.Second))
-	fb := connect(t, zk.Servers(), framework.WithSessionTimeout(10*time.Second))
+	fa := zktest.Connect(t, zk, framework.WithSessionTimeout(10*time.Second))
+	fb := zktest.Connect(t, zk, framework.WithSessionTimeout(10*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	got := make(chan *recipes.Lease, 1)
 	mb := mustMutex(t, fb, p)
@@ -79,7 +79,7 @@ func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 		}
 		got <- l
 	}()
-	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 1 })
+	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 1 })
 	if err := zk.Member(0).Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +107,12 @@ func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 // learns that its lock may be lost before anybody else acquires it, and the
 // next holder's fencing token is greater.
 func TestMutexHolderToldBeforeNextHolder(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	p := lockPath(t)
 	const session = 2 * time.Second
-	fa := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(session))
-	fb := connect(t, zk.Servers())
+	fa := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(session))
+	fb := zktest.Connect(t, zk)
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 
 	var order atomic.Int32 // 1 = holder told first, 2 = next holder first
@@ -126,7 +126,7 @@ func TestMutexHolderToldBeforeNextHolder(t *testing.T) {
 		order.CompareAndSwap(0, 2)
 		got <- l
 	}()
-	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 1 })
+	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 1 })
 	proxy.Blackhole(true)
 	go func() {
 		<-la.Done()

@@ -28,15 +28,15 @@ func TestMutexExclusionAndFairness(t *testing.T) {
 }
 
 func mutexExclusionAndFairness(t *testing.T, opts ...framework.Option) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	const sessions, rounds = 16, 15
-	var holders gauge
+	var holders zktest.Gauge
 	var mu sync.Mutex
 	var tokens []int64
 	var wg sync.WaitGroup
 	for i := 0; i < sessions; i++ {
-		m := mustMutex(t, connect(t, zk.Servers(), opts...), p)
+		m := mustMutex(t, zktest.Connect(t, zk, opts...), p)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -46,11 +46,11 @@ func mutexExclusionAndFairness(t *testing.T, opts ...framework.Option) {
 					t.Errorf("Acquire: %v", err)
 					return
 				}
-				holders.enter()
+				holders.Enter()
 				mu.Lock()
 				tokens = append(tokens, tok(t, l))
 				mu.Unlock()
-				holders.leave()
+				holders.Leave()
 				if err := l.Release(context.Background()); err != nil {
 					t.Errorf("Release: %v", err)
 					return
@@ -59,7 +59,7 @@ func mutexExclusionAndFairness(t *testing.T, opts ...framework.Option) {
 		}()
 	}
 	wg.Wait()
-	if got := holders.max(); got != 1 {
+	if got := holders.Max(); got != 1 {
 		t.Fatalf("max concurrent holders = %d, want 1", got)
 	}
 	if len(tokens) != sessions*rounds {
@@ -79,14 +79,14 @@ func TestMutexNoHerd(t *testing.T) {
 	member := zk.Member(0)
 	proxy := zktest.NewProxy(t, member.Addr())
 	p := lockPath(t)
-	holderFw := connect(t, zk.Servers())
+	holderFw := zktest.Connect(t, zk)
 	holder := mustAcquire(t, mustMutex(t, holderFw, p), 10*time.Second)
 
 	const waiters, perSession = 64, 8
 	acquired := make(chan *recipes.Lease, waiters)
 	var fws []*framework.Framework
 	for i := 0; i < waiters/perSession; i++ {
-		fws = append(fws, connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer())))
+		fws = append(fws, zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer())))
 	}
 	for i := 0; i < waiters; i++ {
 		m := mustMutex(t, fws[i%len(fws)], p)
@@ -98,7 +98,7 @@ func TestMutexNoHerd(t *testing.T) {
 			acquired <- l
 		}()
 	}
-	eventually(t, 30*time.Second, "64 waiters to watch", func() bool {
+	zktest.Eventually(t, 30*time.Second, "64 waiters to watch", func() bool {
 		n, err := member.WatchCount(ctxFor(t, 5*time.Second))
 		return err == nil && n == waiters
 	})
@@ -133,10 +133,10 @@ func TestMutexNoHerd(t *testing.T) {
 // A waiter woken because the first node it watched was deleted holds the lock
 // without listing the contenders again.
 func TestMutexHandoffWithoutRelist(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	a := mustMutex(t, connect(t, zk.Servers()), p)
-	fb := connect(t, zk.Servers())
+	a := mustMutex(t, zktest.Connect(t, zk), p)
+	fb := zktest.Connect(t, zk)
 	b := mustMutex(t, fb, p)
 	la := mustAcquire(t, a, 10*time.Second)
 	got := make(chan *recipes.Lease, 1)
@@ -147,7 +147,7 @@ func TestMutexHandoffWithoutRelist(t *testing.T) {
 		}
 		got <- l
 	}()
-	eventually(t, 10*time.Second, "b to watch", func() bool { return fb.Watches() == 1 })
+	zktest.Eventually(t, 10*time.Second, "b to watch", func() bool { return fb.Watches() == 1 })
 	before := fb.RequestsStarted()
 	mustRelease(t, la)
 	lb := receive(t, got, "the waiter after the release")
@@ -160,11 +160,11 @@ func TestMutexHandoffWithoutRelist(t *testing.T) {
 // 64 acquires under random short deadlines while the lock is held: each
 // returns the context's error and none leaves a node behind.
 func TestMutexCancellationLeavesNoNode(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fw := connect(t, zk.Servers())
+	fw := zktest.Connect(t, zk)
 	holder := mustAcquire(t, mustMutex(t, fw, p), 10*time.Second)
-	others := []*framework.Framework{connect(t, zk.Servers()), connect(t, zk.Servers())}
+	others := []*framework.Framework{zktest.Connect(t, zk), zktest.Connect(t, zk)}
 	var wg sync.WaitGroup
 	for i := 0; i < 64; i++ {
 		m := mustMutex(t, others[i%2], p)
@@ -181,16 +181,16 @@ func TestMutexCancellationLeavesNoNode(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	eventually(t, 20*time.Second, "abandoned nodes to go", func() bool { return len(children(t, fw, p)) == 1 })
+	zktest.Eventually(t, 20*time.Second, "abandoned nodes to go", func() bool { return len(zktest.Children(t, fw, p)) == 1 })
 	mustRelease(t, holder)
-	eventually(t, 10*time.Second, "all nodes to go", func() bool { return len(children(t, fw, p)) == 0 })
+	zktest.Eventually(t, 10*time.Second, "all nodes to go", func() bool { return len(zktest.Children(t, fw, p)) == 0 })
 }
 
 // Fencing tokens keep growing even when the lock's container directory is
 // reaped and recreated between holders (sequence numbers restart there).
 func TestMutexTokenSurvivesContainerReap(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	m := mustMutex(t, fw, p)
 	var last int64
@@ -201,7 +201,7 @@ func TestMutexTokenSurvivesContainerReap(t *testing.T) {
 		}
 		last = tok(t, l)
 		mustRelease(t, l)
-		eventually(t, 20*time.Second, "the lock directory to be reaped", func() bool {
+		zktest.Eventually(t, 20*time.Second, "the lock directory to be reaped", func() bool {
 			st, err := fw.Exists(ctxFor(t, 5*time.Second), p)
 			return err == nil && st == nil
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // mustMutex builds a mutex or fails the test.
@@ -53,10 +54,10 @@ var mutexNode = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89
 // Curator's test2Clients: a second client cannot take the lock until the
 // first releases it.
 func TestMutexTwoClients(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	a := mustMutex(t, connect(t, zk.Servers()), p)
-	b := mustMutex(t, connect(t, zk.Servers()), p)
+	a := mustMutex(t, zktest.Connect(t, zk), p)
+	b := mustMutex(t, zktest.Connect(t, zk), p)
 
 	la := mustAcquire(t, a, 10*time.Second)
 	if !mutexNode.MatchString(path.Base(la.Path())) {
@@ -76,7 +77,7 @@ func TestMutexTwoClients(t *testing.T) {
 		t.Fatalf("fencing token did not grow: %d then %d", tok(t, la), tok(t, lb))
 	}
 	mustRelease(t, lb)
-	if kids := children(t, connect(t, zk.Servers()), p); len(kids) != 0 {
+	if kids := zktest.Children(t, zktest.Connect(t, zk), p); len(kids) != 0 {
 		t.Fatalf("nodes left behind: %v", kids)
 	}
 }
@@ -84,8 +85,8 @@ func TestMutexTwoClients(t *testing.T) {
 // Reentrancy goes through the lease (or a context carrying it), costs no
 // ZooKeeper traffic, and only the last release deletes the node.
 func TestMutexReentrancy(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	m := mustMutex(t, fw, p)
 	l := mustAcquire(t, m, 10*time.Second)
@@ -109,7 +110,7 @@ func TestMutexReentrancy(t *testing.T) {
 	}
 	for i := 0; i < 2; i++ {
 		mustRelease(t, l)
-		if kids := children(t, fw, p); len(kids) != 1 {
+		if kids := zktest.Children(t, fw, p); len(kids) != 1 {
 			t.Fatalf("after %d of 3 releases: nodes %v, want ours only", i+1, kids)
 		}
 		if l.Err() != nil {
@@ -130,7 +131,7 @@ func TestMutexReentrancy(t *testing.T) {
 	default:
 		t.Fatal("Done not closed after the last release")
 	}
-	if kids := children(t, fw, p); len(kids) != 0 {
+	if kids := zktest.Children(t, fw, p); len(kids) != 0 {
 		t.Fatalf("nodes left after the last release: %v", kids)
 	}
 	if m.IsAcquiredInThisProcess() {
@@ -145,8 +146,8 @@ func TestMutexReentrancy(t *testing.T) {
 }
 
 func TestMutexBadInput(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	for _, p := range []string{"", "relative", "/", "/zookeeper/x", "/a//b", "/a/"} {
 		if _, err := recipes.NewMutex(fw, p); !errors.Is(err, framework.ErrInvalidPath) {
 			t.Errorf("NewMutex(%q): got %v, want ErrInvalidPath", p, err)
@@ -174,9 +175,9 @@ func TestMutexBadInput(t *testing.T) {
 
 // A node's data is what the option says, and participants come holder first.
 func TestMutexParticipantsAndData(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fa, fb := connect(t, zk.Servers()), connect(t, zk.Servers())
+	fa, fb := zktest.Connect(t, zk), zktest.Connect(t, zk)
 	a := mustMutex(t, fa, p, recipes.WithNodeData([]byte("alpha")))
 	b := mustMutex(t, fb, p, recipes.WithNodeData([]byte("beta")))
 	la := mustAcquire(t, a, 10*time.Second)
@@ -188,7 +189,7 @@ func TestMutexParticipantsAndData(t *testing.T) {
 		}
 		waiting <- l
 	}()
-	eventually(t, 10*time.Second, "b to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	parts, err := a.Participants(ctxFor(t, 5*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -203,8 +204,8 @@ func TestMutexParticipantsAndData(t *testing.T) {
 // A check op on the holder's node makes a transaction commit only while the
 // lock is held.
 func TestMutexGuard(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	data := p + "-data"
 	if _, err := fw.Create(ctxFor(t, 5*time.Second), data, []byte("0"), framework.CreatingParents()); err != nil {
@@ -231,9 +232,9 @@ func TestMutexGuard(t *testing.T) {
 // Curator's testRevocation: writing __REVOKE__ into the holder's node calls
 // its listener, which releases.
 func TestMutexRevocation(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fa, fb := connect(t, zk.Servers()), connect(t, zk.Servers())
+	fa, fb := zktest.Connect(t, zk), zktest.Connect(t, zk)
 	revoked := make(chan *recipes.Lease, 1)
 	a := mustMutex(t, fa, p, recipes.WithRevocation(func(l *recipes.Lease) { revoked <- l }))
 	la := mustAcquire(t, a, 10*time.Second)
@@ -268,24 +269,24 @@ func TestMutexRevocation(t *testing.T) {
 // Curator's testContainerCleanup: once the last contender is gone the server
 // reaps the whole lock path.
 func TestMutexContainerCleanup(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	parent := lockPath(t)
 	p := parent + "/a/b"
 	mustRelease(t, mustAcquire(t, mustMutex(t, fw, p), 10*time.Second))
-	eventually(t, 20*time.Second, "the lock path to be reaped", func() bool {
+	zktest.Eventually(t, 20*time.Second, "the lock path to be reaped", func() bool {
 		st, err := fw.Exists(ctxFor(t, 5*time.Second), parent)
 		return err == nil && st == nil
 	})
 }
 
 func TestMutexNamespace(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	ns := path.Base(lockPath(t))
-	fw := connect(t, zk.Servers(), framework.WithNamespace(ns))
-	raw := connect(t, zk.Servers())
+	fw := zktest.Connect(t, zk, framework.WithNamespace(ns))
+	raw := zktest.Connect(t, zk)
 	l := mustAcquire(t, mustMutex(t, fw, "/lock"), 10*time.Second)
-	if kids := children(t, raw, "/"+ns+"/lock"); len(kids) != 1 || "/lock/"+kids[0] != l.Path() {
+	if kids := zktest.Children(t, raw, "/"+ns+"/lock"); len(kids) != 1 || "/lock/"+kids[0] != l.Path() {
 		t.Fatalf("namespaced node: %v, lease path %s", kids, l.Path())
 	}
 	mustRelease(t, l)
@@ -294,9 +295,9 @@ func TestMutexNamespace(t *testing.T) {
 // The fencing token is our node's czxid, whether it came for free from the
 // listing behind the create or from a stat read (contended creates).
 func TestMutexTokenIsCzxid(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fws := []*framework.Framework{connect(t, zk.Servers()), connect(t, zk.Servers()), connect(t, zk.Servers())}
+	fws := []*framework.Framework{zktest.Connect(t, zk), zktest.Connect(t, zk), zktest.Connect(t, zk)}
 	check := func(l *recipes.Lease, fw *framework.Framework) {
 		t.Helper()
 		st, err := fw.Exists(ctxFor(t, 5*time.Second), l.Path())

@@ -15,11 +15,11 @@ import (
 // gone, which the handoff shortcut would take as "we hold". The grant must instead notice that
 // the session changed: the lease it returns must stand on a node of the current session.
 func TestHandoffAcrossAnExpiryGrantsOnlyALiveNode(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	p := lockPath(t)
-	fa := connect(t, zk.Servers())
-	fb := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
+	fa := zktest.Connect(t, zk)
+	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	id, pw := proxy.Session()
 
@@ -34,7 +34,7 @@ func TestHandoffAcrossAnExpiryGrantsOnlyALiveNode(t *testing.T) {
 		}
 		got <- l
 	}()
-	eventually(t, 20*time.Second, "the waiter's GetW to be cut", func() bool { return proxy.Requests()[zktest.OpGetData] >= 1 })
+	zktest.Eventually(t, 20*time.Second, "the waiter's GetW to be cut", func() bool { return proxy.Requests()[zktest.OpGetData] >= 1 })
 	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
 		t.Fatal(err)
 	}

@@ -18,11 +18,11 @@ import (
 // the write lock, and the read node is created in the new session with the
 // old writer's sequence, which sorts ahead of that writer.
 func TestRWDowngradeAfterWriteLeaseExpired(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	p := lockPath(t)
-	fa := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()))
-	fb := connect(t, zk.Servers())
+	fa := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
+	fb := zktest.Connect(t, zk)
 	rwA, rwB := mustRW(t, fa, p), mustRW(t, fb, p)
 
 	wA := mustLease(t, rwA.WriteLock(), ctxFor(t, 10*time.Second))
@@ -34,7 +34,7 @@ func TestRWDowngradeAfterWriteLeaseExpired(t *testing.T) {
 		}
 		gotB <- l
 	}()
-	eventually(t, 10*time.Second, "writer B to queue", func() bool { return len(children(t, fb, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "writer B to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 
 	id, pw := proxy.Session()
 	proxy.Blackhole(true)
@@ -69,7 +69,7 @@ func TestRWDowngradeAfterWriteLeaseExpired(t *testing.T) {
 	if wB != nil {
 		mustRelease(t, wB)
 	}
-	eventually(t, 20*time.Second, "no nodes", func() bool { return len(children(t, fb, p)) == 0 })
+	zktest.Eventually(t, 20*time.Second, "no nodes", func() bool { return len(zktest.Children(t, fb, p)) == 0 })
 }
 
 // downgrade takes the read lock of rw while holding its write lease w.

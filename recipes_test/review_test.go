@@ -23,11 +23,11 @@ const lossDeleteBound = 10 * time.Second
 // (Suspended ends the lease) and reconnects on the same session. Its node must not keep the
 // next contender out for the rest of the session: it is deleted once the holder was told.
 func TestLostLeaseFreesLockWhenSessionSurvives(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	p := lockPath(t)
-	fa := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
-	fb := connect(t, zk.Servers())
+	fa := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
+	fb := zktest.Connect(t, zk)
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	sid := fa.SessionID()
 
@@ -40,7 +40,7 @@ func TestLostLeaseFreesLockWhenSessionSurvives(t *testing.T) {
 		}
 		got <- l
 	}()
-	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(children(t, fb, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 	proxy.DropConnections()
 	select {
 	case <-la.Done():
@@ -50,7 +50,7 @@ func TestLostLeaseFreesLockWhenSessionSurvives(t *testing.T) {
 	if !errors.Is(la.Err(), recipes.ErrLockLost) {
 		t.Fatalf("lost lease Err = %v, want ErrLockLost", la.Err())
 	}
-	eventually(t, 20*time.Second, "the holder to reconnect", func() bool { return fa.State().IsConnected() })
+	zktest.Eventually(t, 20*time.Second, "the holder to reconnect", func() bool { return fa.State().IsConnected() })
 	if fa.SessionID() != sid {
 		t.Fatalf("session changed (0x%x -> 0x%x): the test needs it to survive", sid, fa.SessionID())
 	}
@@ -66,15 +66,15 @@ func TestLostLeaseFreesLockWhenSessionSurvives(t *testing.T) {
 	if err := la.Release(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatalf("Release after loss: %v, want nil", err)
 	}
-	eventually(t, 10*time.Second, "no nodes", func() bool { return len(children(t, fb, p)) == 0 })
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, fb, p)) == 0 })
 }
 
 // Review defect 6: each acquire of a shared-count semaphore set a new watch on the count
 // node (and a contended one a goroutine that lived until the count changed). 1,000 acquires
 // with an unchanged count must leave the watch and goroutine counts where they were.
 func TestSharedSemaphoreWatchesDoNotGrow(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	count := p + "-count"
 	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, driver.EncodeCount(3), framework.CreatingParents()); err != nil {
@@ -114,8 +114,8 @@ func TestSharedSemaphoreWatchesDoNotGrow(t *testing.T) {
 // held the internal mutex while it waited for leases it could never get, blocking every
 // acquirer of the path. It must fail at once with a typed error.
 func TestSharedSemaphoreCountBelowNeedFailsFast(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	count := p + "-count"
 	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, driver.EncodeCount(2), framework.CreatingParents()); err != nil {
@@ -143,11 +143,11 @@ func TestSharedSemaphoreCountBelowNeedFailsFast(t *testing.T) {
 // for the delete of its node. It must return promptly; the delete finishes in the
 // background once the partition heals.
 func TestCancelledAcquireReturnsPromptlyUnderPartition(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	p := lockPath(t)
-	fa := connect(t, zk.Servers())
-	fb := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(30*time.Second))
+	fa := zktest.Connect(t, zk)
+	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(30*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -158,7 +158,7 @@ func TestCancelledAcquireReturnsPromptlyUnderPartition(t *testing.T) {
 		_, err := mb.Acquire(ctx)
 		done <- err
 	}()
-	eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	proxy.Blackhole(true)
 	cancel()
 	select {
@@ -170,8 +170,8 @@ func TestCancelledAcquireReturnsPromptlyUnderPartition(t *testing.T) {
 		t.Fatal("a cancelled Acquire is still waiting for its delete under a partition")
 	}
 	proxy.Blackhole(false)
-	eventually(t, 20*time.Second, "the waiter's node to be deleted in the background",
-		func() bool { return len(children(t, fa, p)) == 1 })
+	zktest.Eventually(t, 20*time.Second, "the waiter's node to be deleted in the background",
+		func() bool { return len(zktest.Children(t, fa, p)) == 1 })
 	mustRelease(t, la)
 }
 
@@ -180,24 +180,24 @@ func TestCancelledAcquireReturnsPromptlyUnderPartition(t *testing.T) {
 // disabled revocation. Under the Session policy the lease survives the partition, and so
 // must its revocability.
 func TestRevocationSurvivesAPartition(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	p := lockPath(t)
-	fa := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()),
+	fa := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()),
 		framework.WithSessionTimeout(20*time.Second), framework.WithErrorPolicy(framework.SessionPolicy),
 		framework.WithConnectionTimeout(200*time.Millisecond), framework.WithRetryPolicy(retry.NTimes(1, 10*time.Millisecond)))
-	fb := connect(t, zk.Servers())
+	fb := zktest.Connect(t, zk)
 	revoked := make(chan struct{}, 1)
 	m := mustMutex(t, fa, p, recipes.WithRevocation(func(*recipes.Lease) { revoked <- struct{}{} }))
 	la := mustAcquire(t, m, 10*time.Second)
 
 	proxy.Blackhole(true)
 	proxy.DropConnections() // the client sees the loss at once; reconnecting hangs in the blackhole
-	eventually(t, 10*time.Second, "Suspended", func() bool { return fa.State() == framework.Suspended })
+	zktest.Eventually(t, 10*time.Second, "Suspended", func() bool { return fa.State() == framework.Suspended })
 	// Long enough for the watch's GetW to exhaust the retry policy (one retry, 200 ms waits).
 	<-time.After(2 * time.Second)
 	proxy.Blackhole(false)
-	eventually(t, 20*time.Second, "the holder to reconnect", func() bool { return fa.State().IsConnected() })
+	zktest.Eventually(t, 20*time.Second, "the holder to reconnect", func() bool { return fa.State().IsConnected() })
 	if la.Err() != nil {
 		t.Fatalf("the lease ended under the Session policy: %v", la.Err())
 	}
@@ -221,12 +221,12 @@ func TestRevocationSurvivesAPartition(t *testing.T) {
 // is always read from the node: under a partition the read fails within ctx, and once the
 // partition heals the next call returns the czxid.
 func TestTokenFailureIsBoundedAndNotCached(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	p := lockPath(t)
-	fw := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(30*time.Second),
+	fw := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(30*time.Second),
 		framework.WithErrorPolicy(framework.SessionPolicy)) // the lease survives the reconnect
-	observer := connect(t, zk.Servers())
+	observer := zktest.Connect(t, zk)
 	rw := mustRW(t, fw, p)
 	w := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
 	r, err := rw.ReadLock().Downgrade(ctxFor(t, 10*time.Second), w)
@@ -240,7 +240,7 @@ func TestTokenFailureIsBoundedAndNotCached(t *testing.T) {
 		t.Fatalf("Token under a partition = %d, %v; want an error", n, err)
 	}
 	proxy.Blackhole(false)
-	eventually(t, 20*time.Second, "reconnected", func() bool { return fw.State().IsConnected() })
+	zktest.Eventually(t, 20*time.Second, "reconnected", func() bool { return fw.State().IsConnected() })
 	if r.Err() != nil {
 		t.Fatalf("the lease ended under the Session policy: %v", r.Err())
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 var (
@@ -58,9 +59,9 @@ func stillWaiting[T any](t testing.TB, ch <-chan T, what string) {
 // 20 readers hold together while 8 writers queue; participants are listed
 // per kind; the writers then take the lock one at a time.
 func TestRWReadersHoldWritersQueue(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fws := []*framework.Framework{connect(t, zk.Servers()), connect(t, zk.Servers())}
+	fws := []*framework.Framework{zktest.Connect(t, zk), zktest.Connect(t, zk)}
 	var reads []*recipes.Lease
 	for i := range 20 {
 		l := mustLease(t, mustRW(t, fws[i%2], p).ReadLock(), ctxFor(t, 10*time.Second))
@@ -88,7 +89,7 @@ func TestRWReadersHoldWritersQueue(t *testing.T) {
 			done <- l
 		}()
 	}
-	eventually(t, 20*time.Second, "8 writers to queue", func() bool { return len(children(t, fws[0], p)) == 28 })
+	zktest.Eventually(t, 20*time.Second, "8 writers to queue", func() bool { return len(zktest.Children(t, fws[0], p)) == 28 })
 	rw := mustRW(t, fws[0], p)
 	rp, err1 := rw.ReadLock().Participants(ctxFor(t, 5*time.Second))
 	wp, err2 := rw.WriteLock().Participants(ctxFor(t, 5*time.Second))
@@ -117,7 +118,7 @@ func TestRWReadersHoldWritersQueue(t *testing.T) {
 			t.Fatal("writers did not all acquire")
 		}
 	}
-	if kids := children(t, fws[0], p); len(kids) != 0 {
+	if kids := zktest.Children(t, fws[0], p); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)
 	}
 }
@@ -125,8 +126,8 @@ func TestRWReadersHoldWritersQueue(t *testing.T) {
 // Re-entry only counts, with no request; a downgrade takes only this lock's
 // held write lease; another owner's read waits behind a write.
 func TestRWReentryDowngradeArgsAndOwners(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	rw := mustRW(t, fw, lockPath(t))
 	r := mustLease(t, rw.ReadLock(), ctxFor(t, 10*time.Second))
 	before := fw.RequestsStarted()
@@ -157,7 +158,7 @@ func TestRWReentryDowngradeArgsAndOwners(t *testing.T) {
 	if _, err := rw.ReadLock().TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
 		t.Fatalf("other owner's read: got %v, want ErrLocked", err)
 	}
-	other := mustRW(t, connect(t, zk.Servers()), rw.Path())
+	other := mustRW(t, zktest.Connect(t, zk), rw.Path())
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	if _, err := other.ReadLock().Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
@@ -166,7 +167,7 @@ func TestRWReentryDowngradeArgsAndOwners(t *testing.T) {
 	mustRelease(t, w)
 	mustRelease(t, w)
 	mustRelease(t, mustLease(t, other.ReadLock(), ctxFor(t, 10*time.Second)))
-	if kids := children(t, fw, rw.Path()); len(kids) != 0 {
+	if kids := zktest.Children(t, fw, rw.Path()); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)
 	}
 }
@@ -174,9 +175,9 @@ func TestRWReentryDowngradeArgsAndOwners(t *testing.T) {
 // Curator's testContendingDowngrading (CURATOR-621): a writer queued behind
 // a downgrading writer does not get in while the downgraded read is held.
 func TestRWDowngradeKeepsQueuedWriterOut(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fa, fb := connect(t, zk.Servers()), connect(t, zk.Servers())
+	fa, fb := zktest.Connect(t, zk), zktest.Connect(t, zk)
 	a, b := mustRW(t, fa, p), mustRW(t, fb, p)
 	w1 := mustLease(t, a.WriteLock(), ctxFor(t, 10*time.Second))
 	got := make(chan *recipes.Lease, 1)
@@ -187,7 +188,7 @@ func TestRWDowngradeKeepsQueuedWriterOut(t *testing.T) {
 		}
 		got <- l
 	}()
-	eventually(t, 10*time.Second, "the second writer to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "the second writer to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	r, err := a.ReadLock().Downgrade(ctxFor(t, 5*time.Second), w1)
 	if err != nil {
 		t.Fatalf("downgrade: %v", err)
@@ -214,9 +215,9 @@ func TestRWDowngradeKeepsQueuedWriterOut(t *testing.T) {
 // A reader ignores writers queued after it (kazoo#649): with W1 holding, R
 // queued, then W2 queued, releasing W1 lets R in while W2 waits.
 func TestRWReaderIgnoresLaterWriter(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fa := connect(t, zk.Servers())
+	fa := zktest.Connect(t, zk)
 	rw := mustRW(t, fa, p)
 	w1 := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
 	rGot, w2Got := make(chan *recipes.Lease, 1), make(chan *recipes.Lease, 1)
@@ -227,7 +228,7 @@ func TestRWReaderIgnoresLaterWriter(t *testing.T) {
 		}
 		rGot <- l
 	}()
-	eventually(t, 10*time.Second, "the reader to queue", func() bool { return len(children(t, fa, p)) == 2 })
+	zktest.Eventually(t, 10*time.Second, "the reader to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	go func() {
 		l, err := rw.WriteLock().Acquire(ctxFor(t, 30*time.Second))
 		if err != nil {
@@ -235,7 +236,7 @@ func TestRWReaderIgnoresLaterWriter(t *testing.T) {
 		}
 		w2Got <- l
 	}()
-	eventually(t, 10*time.Second, "the second writer to queue", func() bool { return len(children(t, fa, p)) == 3 })
+	zktest.Eventually(t, 10*time.Second, "the second writer to queue", func() bool { return len(zktest.Children(t, fa, p)) == 3 })
 	mustRelease(t, w1)
 	var r *recipes.Lease
 	select {
@@ -255,8 +256,8 @@ func TestRWReaderIgnoresLaterWriter(t *testing.T) {
 
 // The node data is exactly what the option says, for both kinds.
 func TestRWNodeData(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	data := []byte{0, 1, 2, 'x', 0xff}
 	rw := mustRW(t, fw, lockPath(t), recipes.WithNodeData(data))
 	r := mustLease(t, rw.ReadLock(), ctxFor(t, 10*time.Second))
@@ -276,14 +277,14 @@ func TestRWNodeData(t *testing.T) {
 // A random mix of reads and writes over several sessions: never two writers,
 // never a writer with a reader, and readers do overlap.
 func TestRWRandomMix(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	var fws []*framework.Framework
 	for range 3 {
-		fws = append(fws, connect(t, zk.Servers()))
+		fws = append(fws, zktest.Connect(t, zk))
 	}
 	var writers atomic.Int32
-	var readers gauge
+	var readers zktest.Gauge
 	var wg sync.WaitGroup
 	for g := range 12 {
 		wg.Add(1)
@@ -302,11 +303,11 @@ func TestRWRandomMix(t *testing.T) {
 					return
 				}
 				if write {
-					if writers.Add(1) != 1 || readers.load() != 0 {
-						t.Errorf("writer not alone: %d writers, %d readers", writers.Load(), readers.load())
+					if writers.Add(1) != 1 || readers.Load() != 0 {
+						t.Errorf("writer not alone: %d writers, %d readers", writers.Load(), readers.Load())
 					}
 				} else {
-					readers.enter()
+					readers.Enter()
 					if writers.Load() != 0 {
 						t.Errorf("reader with a writer")
 					}
@@ -315,7 +316,7 @@ func TestRWRandomMix(t *testing.T) {
 				if write {
 					writers.Add(-1)
 				} else {
-					readers.leave()
+					readers.Leave()
 				}
 				if err := l.Release(context.Background()); err != nil {
 					t.Errorf("release: %v", err)
@@ -324,10 +325,10 @@ func TestRWRandomMix(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if readers.max() < 2 {
-		t.Fatalf("readers never overlapped (max %d)", readers.max())
+	if readers.Max() < 2 {
+		t.Fatalf("readers never overlapped (max %d)", readers.Max())
 	}
-	if kids := children(t, fws[0], p); len(kids) != 0 {
+	if kids := zktest.Children(t, fws[0], p); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)
 	}
 }
@@ -341,8 +342,8 @@ func mustRWNoFatal(fw *framework.Framework, p string) *recipes.InterProcessReadW
 }
 
 func TestRWBadInput(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	if _, err := recipes.NewReadWriteLock(fw, "/"); !errors.Is(err, framework.ErrInvalidPath) {
 		t.Errorf("root: %v", err)
 	}

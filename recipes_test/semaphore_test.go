@@ -64,14 +64,14 @@ func receive[T any](t testing.TB, ch <-chan T, what string) T {
 // node behind.
 func assertEmpty(t testing.TB, fw *framework.Framework, p string) {
 	t.Helper()
-	eventually(t, 10*time.Second, "no nodes under "+p, func() bool {
-		return len(children(t, fw, p+"/leases")) == 0 && len(children(t, fw, p+"/locks")) == 0
+	zktest.Eventually(t, 10*time.Second, "no nodes under "+p, func() bool {
+		return len(zktest.Children(t, fw, p+"/leases")) == 0 && len(zktest.Children(t, fw, p+"/locks")) == 0
 	})
 }
 
 func TestSemaphoreSimple(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	one := mustSem(t, fw, p+"/one", 1, recipes.WithLeaseData([]byte("d")))
 	l := mustLeases(t, one, 1)[0]
@@ -106,8 +106,8 @@ func TestSemaphoreSimple(t *testing.T) {
 }
 
 func TestSemaphoreBadInput(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	for _, max := range []int{0, -1} {
 		if _, err := recipes.NewSemaphore(fw, "/x", max); !errors.Is(err, recipes.ErrInvalidArgument) {
 			t.Errorf("max %d: %v", max, err)
@@ -142,14 +142,14 @@ func TestSemaphoreBadInput(t *testing.T) {
 // 100 goroutines over 10 sessions take random amounts; the maximum is never
 // exceeded and nothing is left behind.
 func TestSemaphoreMaxNeverExceeded(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	const max = 5
 	var sems []*recipes.InterProcessSemaphoreV2
 	for range 10 {
-		sems = append(sems, mustSem(t, connect(t, zk.Servers()), p, max))
+		sems = append(sems, mustSem(t, zktest.Connect(t, zk), p, max))
 	}
-	var inUse gauge
+	var inUse zktest.Gauge
 	var wg sync.WaitGroup
 	for g := range 100 {
 		wg.Add(1)
@@ -161,12 +161,12 @@ func TestSemaphoreMaxNeverExceeded(t *testing.T) {
 				t.Errorf("Acquire(%d): %v", n, err)
 				return
 			}
-			now := inUse.add(int32(n))
+			now := inUse.Add(int32(n))
 			if now > max {
 				t.Errorf("%d leases in use, max %d", now, max)
 			}
 			time.Sleep(time.Duration(rand.IntN(5)) * time.Millisecond) // work while holding
-			inUse.add(-int32(n))
+			inUse.Add(-int32(n))
 			for _, l := range ls {
 				if err := l.Release(context.Background()); err != nil {
 					t.Errorf("release: %v", err)
@@ -175,17 +175,17 @@ func TestSemaphoreMaxNeverExceeded(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if inUse.max() < 2 {
-		t.Fatalf("leases never overlapped (peak %d)", inUse.max())
+	if inUse.Max() < 2 {
+		t.Fatalf("leases never overlapped (peak %d)", inUse.Max())
 	}
-	assertEmpty(t, connect(t, zk.Servers()), p)
+	assertEmpty(t, zktest.Connect(t, zk), p)
 }
 
 // Closing a client frees its leases for a waiter.
 func TestSemaphoreCloseFreesLeases(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fa, fb := connect(t, zk.Servers()), connect(t, zk.Servers())
+	fa, fb := zktest.Connect(t, zk), zktest.Connect(t, zk)
 	mustLeases(t, mustSem(t, fa, p, 2), 2)
 	got := acquireAsync(t, mustSem(t, fb, p, 2), ctxFor(t, 30*time.Second), 2)
 	stillWaiting(t, got, "the waiter")
@@ -199,27 +199,27 @@ func TestSemaphoreCloseFreesLeases(t *testing.T) {
 // A waiter whose lease node is deleted underneath it starts again and still
 // gets a lease; a cancelled waiter removes its lease; nothing is orphaned.
 func TestSemaphoreWaiterLeaseDeletedAndCancelled(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	fa, fb := connect(t, zk.Servers()), connect(t, zk.Servers())
+	fa, fb := zktest.Connect(t, zk), zktest.Connect(t, zk)
 	held := mustLeases(t, mustSem(t, fa, p, 1), 1)[0]
 	sb := mustSem(t, fb, p, 1)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled := acquireAsync(t, sb, ctx, 1)
-	eventually(t, 10*time.Second, "the waiter's lease", func() bool { return len(children(t, fa, p+"/leases")) == 2 })
+	zktest.Eventually(t, 10*time.Second, "the waiter's lease", func() bool { return len(zktest.Children(t, fa, p+"/leases")) == 2 })
 	cancel()
 	if ls := receive(t, cancelled, "the cancelled waiter"); ls != nil {
 		t.Fatalf("cancelled waiter got leases")
 	}
-	eventually(t, 10*time.Second, "the cancelled lease to go", func() bool {
-		return len(children(t, fa, p+"/leases")) == 1 && len(children(t, fa, p+"/locks")) == 0
+	zktest.Eventually(t, 10*time.Second, "the cancelled lease to go", func() bool {
+		return len(zktest.Children(t, fa, p+"/leases")) == 1 && len(zktest.Children(t, fa, p+"/locks")) == 0
 	})
 
 	got := acquireAsync(t, sb, ctxFor(t, 30*time.Second), 1)
 	var victim string
-	eventually(t, 10*time.Second, "the waiter's lease", func() bool {
-		for _, k := range children(t, fa, p+"/leases") {
+	zktest.Eventually(t, 10*time.Second, "the waiter's lease", func() bool {
+		for _, k := range zktest.Children(t, fa, p+"/leases") {
 			if p+"/leases/"+k != held.Path() {
 				victim = p + "/leases/" + k
 			}
@@ -229,8 +229,8 @@ func TestSemaphoreWaiterLeaseDeletedAndCancelled(t *testing.T) {
 	if err := fa.Delete(ctxFor(t, 5*time.Second), victim); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "a new waiter lease", func() bool {
-		kids := children(t, fa, p+"/leases")
+	zktest.Eventually(t, 10*time.Second, "a new waiter lease", func() bool {
+		kids := zktest.Children(t, fa, p+"/leases")
 		return len(kids) == 2 && p+"/leases/"+kids[0] != victim && p+"/leases/"+kids[1] != victim
 	})
 	mustRelease(t, held)
@@ -240,10 +240,10 @@ func TestSemaphoreWaiterLeaseDeletedAndCancelled(t *testing.T) {
 
 // Raising a shared maximum wakes the waiter (Curator's testThreadedLeaseIncrease).
 func TestSemaphoreSharedMaxRaised(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	count := p + "-count"
-	fw := connect(t, zk.Servers())
+	fw := zktest.Connect(t, zk)
 	enc := func(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
 	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, enc(1), framework.CreatingParents()); err != nil {
 		t.Fatal(err)
@@ -277,16 +277,16 @@ func mustSemLease(t testing.TB, m *recipes.InterProcessSemaphoreMutex) *recipes.
 // A session expiry while waiting leaves no orphaned lease (CURATOR-315): the
 // waiter starts again in its new session and gets the lease.
 func TestSemaphoreSessionExpiryWhileWaiting(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	p := lockPath(t)
-	fa := connect(t, zk.Servers())
-	fb := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()))
+	fa := zktest.Connect(t, zk)
+	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	held := mustLeases(t, mustSem(t, fa, p, 1), 1)[0]
 	got := acquireAsync(t, mustSem(t, fb, p, 1), ctxFor(t, 60*time.Second), 1)
-	eventually(t, 10*time.Second, "the waiter's lease", func() bool { return len(children(t, fa, p+"/leases")) == 2 })
+	zktest.Eventually(t, 10*time.Second, "the waiter's lease", func() bool { return len(zktest.Children(t, fa, p+"/leases")) == 2 })
 	var old string
-	for _, k := range children(t, fa, p+"/leases") {
+	for _, k := range zktest.Children(t, fa, p+"/leases") {
 		if p+"/leases/"+k != held.Path() {
 			old = k
 		}
@@ -296,14 +296,14 @@ func TestSemaphoreSessionExpiryWhileWaiting(t *testing.T) {
 	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "a new session and a new waiter lease", func() bool {
-		kids := children(t, fa, p+"/leases")
+	zktest.Eventually(t, 20*time.Second, "a new session and a new waiter lease", func() bool {
+		kids := zktest.Children(t, fa, p+"/leases")
 		return fb.SessionID() != oldID && len(kids) == 2 && kids[0] != old && kids[1] != old
 	})
 	mustRelease(t, held)
 	l := receive(t, got, "the waiter after its session expired")[0]
-	if len(children(t, fa, p+"/leases")) != 1 {
-		t.Fatalf("orphaned leases: %v", children(t, fa, p+"/leases"))
+	if len(zktest.Children(t, fa, p+"/leases")) != 1 {
+		t.Fatalf("orphaned leases: %v", zktest.Children(t, fa, p+"/leases"))
 	}
 	mustRelease(t, l)
 	assertEmpty(t, fa, p)
@@ -312,8 +312,8 @@ func TestSemaphoreSessionExpiryWhileWaiting(t *testing.T) {
 // The semaphore mutex is not reentrant and may be released from any
 // goroutine; releasing it when not held is ErrNotHeld.
 func TestSemaphoreMutex(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	m, err := recipes.NewSemaphoreMutex(fw, p)
 	if err != nil {

@@ -41,12 +41,12 @@ func (l *traceLog) names(k framework.TraceKind) []string {
 // The tracer hears operations, connection states and lock events: a contended acquire is
 // queued then acquired (with its wait), a release reports the hold time, a loss its reason.
 func TestTracerSeesLockEvents(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	p := lockPath(t)
 	var log traceLog
-	fa := connect(t, zk.Servers())
-	fb := connect(t, zk.Servers(), framework.WithDialer(proxy.Dialer()), framework.WithTracer(log.add))
+	fa := zktest.Connect(t, zk)
+	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithTracer(log.add))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	mb := mustMutex(t, fb, p)
 	got := make(chan struct{})
@@ -61,13 +61,13 @@ func TestTracerSeesLockEvents(t *testing.T) {
 			t.Errorf("release: %v", err)
 		}
 	}()
-	eventually(t, 10*time.Second, "queued", func() bool { return slices.Contains(log.names(framework.TraceLock), "queued") })
+	zktest.Eventually(t, 10*time.Second, "queued", func() bool { return slices.Contains(log.names(framework.TraceLock), "queued") })
 	mustRelease(t, la)
 	receive(t, got, "the waiter's acquire and release")
 	l2 := mustAcquire(t, mb, 10*time.Second)
 	proxy.DropConnections() // Suspended: the lease is lost
 	receive(t, l2.Done(), "the loss")
-	eventually(t, 10*time.Second, "the lost event", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the lost event", func() bool {
 		return slices.Equal(log.names(framework.TraceLock), []string{"queued", "acquired", "released", "acquired", "lost"})
 	})
 	ops := log.names(framework.TraceOperation)
@@ -76,7 +76,7 @@ func TestTracerSeesLockEvents(t *testing.T) {
 			t.Errorf("operations %v lack %q", ops, want)
 		}
 	}
-	eventually(t, 10*time.Second, "the states", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the states", func() bool {
 		st := log.names(framework.TraceState)
 		return slices.Contains(st, "SUSPENDED") && slices.Contains(st, "RECONNECTED")
 	})

@@ -32,6 +32,14 @@
 //
 // Leaks: CheckGoroutines(t) fails a test that leaves goroutines behind, and
 // VerifyNoLeaks(m) does the same for a whole package from TestMain.
+// CheckNoWatches(t, c, fws...) fails a test that leaves watches behind, on
+// its clients or on the server.
+//
+// Tests of code built on framework: Main(m, &srv) is a whole TestMain that
+// shares one server among a package's tests (under VerifyNoLeaks); Connect(t,
+// c) gives a connected framework.Framework closed at cleanup; UniquePath(t,
+// "/tests") a znode path no other test uses; Children(t, fw, p) the "no node
+// left" check; Eventually(t, limit, what, cond) a bounded poll.
 //
 // Everything here needs a Unix system (process groups and signals).
 package zktest

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // Without servers the demo starts its own ZooKeeper and shows the queue, a
@@ -28,7 +30,7 @@ func TestDemoLocalServer(t *testing.T) {
 // Two demos at once on one server exclude each other: the shared fenced
 // resource would count any overlap across the processes.
 func TestDemosExcludeEachOther(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	args := []string{"--servers", zk.ConnectString(), "demo", "--path", p, "--workers", "2", "--rounds", "15", "--work", "5ms", "--quiet"}
 	a, b := startZklock(t, args...), startZklock(t, args...)
@@ -43,8 +45,8 @@ func TestDemosExcludeEachOther(t *testing.T) {
 // The fenced resource detects a holder that wrote during another's hold,
 // and refuses a lower token.
 func TestFenceDetectsOverlapAndStale(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	f := &fence{path: lockPath(t) + "-resource"}
 	ctx := ctxFor(t, 20*time.Second)
 	if err := f.ensure(ctx, fw); err != nil {

@@ -20,22 +20,10 @@ import (
 // The command sees the lock path, its node and the token; zklock exits with
 // its code; the node is gone afterwards.
 func TestExecEnvAndExitCode(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
-	out, errOut, code := runZklock(t, execArgs(t, zk.ConnectString(), nil, p, "env")...)
-	if code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
-	}
-	env := map[string]string{}
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		k, v, _ := strings.Cut(l, "=")
-		env[k] = v
-	}
-	tok, err := strconv.ParseInt(env["ZKLOCK_TOKEN"], 10, 64)
-	if env["ZKLOCK_PATH"] != p || !strings.HasPrefix(env["ZKLOCK_NODE"], p+"/_c_") || err != nil || tok <= 0 {
-		t.Fatalf("child environment %v", env)
-	}
-	fw := connect(t, zk.Servers())
+	checkEnv(t, "exec", nil, p)
+	fw := zktest.Connect(t, zk)
 	if kids, _, err := fw.Children(ctxFor(t, 10*time.Second), p); (err != nil && !errors.Is(err, framework.ErrNoNode)) || len(kids) != 0 {
 		t.Fatalf("after exit the lock has %v (%v), want no node", kids, err)
 	}
@@ -50,8 +38,8 @@ func TestExecEnvAndExitCode(t *testing.T) {
 // Exit codes of a busy lock under --try and --timeout, for every lock kind,
 // and of a command that cannot run.
 func TestExecExitCodes(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	m, err := recipes.NewMutex(fw, p)
 	if err != nil {
@@ -72,11 +60,7 @@ func TestExecExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := zk.ConnectString()
-	tests := []struct {
-		name string
-		args []string
-		want int
-	}{
+	checkExits(t, []exitCase{
 		{"try busy mutex", execArgs(t, srv, []string{"--try"}, p, "exit", "0"), exitBusy},
 		{"timeout mutex", execArgs(t, srv, []string{"--timeout", "300ms"}, p, "exit", "0"), exitTimeout},
 		{"try busy semaphore", execArgs(t, srv, []string{"--try", "--semaphore", "1"}, sp, "exit", "0"), exitBusy},
@@ -84,34 +68,13 @@ func TestExecExitCodes(t *testing.T) {
 		{"not found", []string{"--servers", srv, "exec", lockPath(t), "--", "/nonexistent/zklock-cmd"}, exitNotFound},
 		{"not executable", []string{"--servers", srv, "exec", lockPath(t), "--", noexec}, exitCannotRun},
 		{"invalid path", []string{"--servers", srv, "exec", "no-slash", "--", "true"}, exitFailure},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, errOut, code := runZklock(t, tt.args...)
-			if code != tt.want {
-				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.want, errOut)
-			}
-		})
-	}
+	})
 }
 
 // Several zklock processes on one path: the commands' intervals never
 // overlap.
 func TestExecMutualExclusion(t *testing.T) {
-	zk := server(t)
-	p := lockPath(t)
-	file := filepath.Join(t.TempDir(), "intervals")
-	const n = 4
-	procs := make([]*proc, n)
-	for i := range procs {
-		procs[i] = startZklock(t, execArgs(t, zk.ConnectString(), []string{"--name", fmt.Sprint("job-", i)}, p, "interval", file, "150ms")...)
-	}
-	for _, pr := range procs {
-		if code := pr.wait(t, 60*time.Second); code != 0 {
-			t.Fatalf("exit %d; stderr:\n%s", code, pr.stderr)
-		}
-	}
-	checkNoOverlap(t, file, n)
+	checkOneAtATime(t, "exec", "--name", 4, "150ms")
 }
 
 // checkNoOverlap reads "start end" lines and fails if two intervals overlap.
@@ -144,8 +107,8 @@ func checkNoOverlap(t *testing.T, file string, want int) {
 // --semaphore N admits exactly N: the (N+1)th waits with its lease queued
 // until a holder's command ends (through a forwarded SIGTERM).
 func TestExecSemaphoreAdmitsN(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	const n = 2
 	var procs []*proc
@@ -155,7 +118,7 @@ func TestExecSemaphoreAdmitsN(t *testing.T) {
 		procs = append(procs, pr)
 	}
 	extra := startZklock(t, execArgs(t, zk.ConnectString(), []string{"--semaphore", strconv.Itoa(n)}, p, "wait")...)
-	eventually(t, 30*time.Second, "the third lease node", func() bool {
+	zktest.Eventually(t, 30*time.Second, "the third lease node", func() bool {
 		kids, _, _ := fw.Children(ctxFor(t, 10*time.Second), p+"/leases")
 		return len(kids) == n+1
 	})
@@ -182,7 +145,7 @@ func TestExecSemaphoreAdmitsN(t *testing.T) {
 // SIGINT, SIGTERM and SIGHUP reach the command; zklock ends with its code,
 // or 128+N when the signal killed it.
 func TestExecForwardsSignals(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	tests := []struct {
 		sig  syscall.Signal
 		mode string
@@ -212,42 +175,13 @@ func TestExecForwardsSignals(t *testing.T) {
 // SIGTERM (or SIGKILL after --kill-grace if it ignores it) and zklock exits
 // with exitLost. --verbose reports the session id.
 func TestExecLostLockStopsCommand(t *testing.T) {
-	zk := server(t)
-	for _, tt := range []struct{ mode, policy, want string }{
-		{"wait", "standard", "got terminated"},
-		{"ignore", "standard", ""},
-		{"wait", "session", "got terminated"},
-	} {
-		t.Run(tt.mode+"-"+tt.policy, func(t *testing.T) {
-			proxy := zktest.NewProxy(t, zk.Servers()[0])
-			pr := startZklock(t, append([]string{"--verbose", "--session-timeout", "4s", "--error-policy", tt.policy},
-				execArgs(t, proxy.Addr(), []string{"--kill-grace", "1s"}, lockPath(t), tt.mode)...)...)
-			ready := pr.expect(t, "ready", 30*time.Second)
-			pid, _ := strconv.Atoi(strings.TrimPrefix(ready, "ready "))
-			id, passwd := proxy.Session()
-			if want := fmt.Sprintf("session 0x%x established", id); !strings.Contains(pr.stderr.String(), want) {
-				t.Fatalf("--verbose did not report %q:\n%s", want, pr.stderr)
-			}
-			if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, passwd); err != nil {
-				t.Fatal(err)
-			}
-			if tt.want != "" {
-				pr.expect(t, tt.want, 20*time.Second)
-			}
-			if code := pr.wait(t, 30*time.Second); code != exitLost {
-				t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitLost, pr.stderr)
-			}
-			if !strings.Contains(pr.stderr.String(), "lock may be lost") || !gone(pid) {
-				t.Fatalf("command %d still running or loss not reported; stderr:\n%s", pid, pr.stderr)
-			}
-		})
-	}
+	checkLostStopsCommand(t, "exec", nil, "lock may be lost", nil)
 }
 
 // What the command leaves running in its process group is stopped when it
 // exits, before the lock is released.
 func TestExecStopsLeftovers(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	script := fmt.Sprintf("sleep 300 & echo $! > %s; echo started", pidFile)
 	pr := startZklock(t, "--servers", zk.ConnectString(), "exec", "--kill-grace", "5s", lockPath(t), "--", "sh", "-c", script)
@@ -260,14 +194,14 @@ func TestExecStopsLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	eventually(t, 10*time.Second, "the background job to be reaped", func() bool { return pid > 0 && gone(pid) })
+	zktest.Eventually(t, 10*time.Second, "the background job to be reaped", func() bool { return pid > 0 && gone(pid) })
 }
 
 // A signal while zklock waits for the lock ends it with exitInterrupted,
 // its queued node deleted, the command never started.
 func TestExecInterruptedWhileWaiting(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	m, _ := recipes.NewMutex(fw, p)
 	held, err := m.Acquire(ctxFor(t, 10*time.Second))
@@ -276,7 +210,7 @@ func TestExecInterruptedWhileWaiting(t *testing.T) {
 	}
 	defer held.Release(ctxFor(t, 10*time.Second))
 	pr := startZklock(t, execArgs(t, zk.ConnectString(), nil, p, "exit", "0")...)
-	eventually(t, 30*time.Second, "zklock to queue", func() bool {
+	zktest.Eventually(t, 30*time.Second, "zklock to queue", func() bool {
 		kids, _, _ := fw.Children(ctxFor(t, 10*time.Second), p)
 		return len(kids) == 2
 	})
@@ -292,7 +226,7 @@ func TestExecInterruptedWhileWaiting(t *testing.T) {
 // holders shows zklock's identity; zklock revoke stops a --revocable
 // holder's command, which exits 77; a holder without --revocable ignores it.
 func TestExecRevocable(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	srv := zk.ConnectString()
 	for _, revocable := range []bool{true, false} {
 		t.Run(fmt.Sprint("revocable=", revocable), func(t *testing.T) {
@@ -332,7 +266,7 @@ func TestExecRevocable(t *testing.T) {
 // --error-policy on a dropped connection (the session survives): standard
 // stops the command (Suspended may mean lost), session lets it run on.
 func TestExecErrorPolicyOnDisconnect(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	for _, tt := range []struct {
 		policy string
 		want   int
@@ -347,7 +281,7 @@ func TestExecErrorPolicyOnDisconnect(t *testing.T) {
 			proxy.ResetCounts()
 			proxy.DropConnections()
 			if tt.policy == "session" {
-				eventually(t, 20*time.Second, "the reconnect", func() bool {
+				zktest.Eventually(t, 20*time.Second, "the reconnect", func() bool {
 					r := proxy.Requests()
 					return r[zktest.OpSetWatches]+r[zktest.OpSetWatches2] > 0
 				})
@@ -364,8 +298,8 @@ func TestExecErrorPolicyOnDisconnect(t *testing.T) {
 // --namespace puts the lock under /NS (paths stay relative to it), and
 // --auth authenticates the session.
 func TestExecNamespaceAndAuth(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	pr := startZklock(t, append([]string{"--namespace", "zklock-ns", "--auth", "ops:secret"},
 		execArgs(t, zk.ConnectString(), nil, p, "wait")...)...)

@@ -12,6 +12,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/interop"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // holdersJSON runs zklock holders --json on p.
@@ -48,7 +49,7 @@ func queueBehind[L recipes.Held](t *testing.T, fw *framework.Framework, dir stri
 			l.Release(context.Background())
 		}
 	})
-	eventually(t, 20*time.Second, fmt.Sprintf("%d nodes in %s", n, dir), func() bool {
+	zktest.Eventually(t, 20*time.Second, fmt.Sprintf("%d nodes in %s", n, dir), func() bool {
 		kids, _, _ := fw.Children(ctxFor(t, 10*time.Second), dir)
 		return len(kids) == n
 	})
@@ -57,7 +58,7 @@ func queueBehind[L recipes.Held](t *testing.T, fw *framework.Framework, dir stri
 // A Curator holder and a Go waiter: holders lists Java first, then Go, with
 // their sessions, data and origin, as text and as JSON.
 func TestHoldersMutexWithCurator(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	p := lockPath(t)
 	java, err := interop.StartCurator(ctxFor(t, 90*time.Second), zk.ConnectString())
 	if err != nil {
@@ -68,7 +69,7 @@ func TestHoldersMutexWithCurator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fw := connect(t, zk.Servers())
+	fw := zktest.Connect(t, zk)
 	m, _ := recipes.NewMutex(fw, p, recipes.WithNodeData(recipes.NewIdentity("go-waiter").Encode()))
 	queueBehind(t, fw, p, 2, m.Acquire)
 
@@ -99,8 +100,8 @@ func TestHoldersMutexWithCurator(t *testing.T) {
 // Read-write lock: a writer holds, a reader and a writer wait; readers
 // before any writer all hold.
 func TestHoldersReadWrite(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	rw, _ := recipes.NewReadWriteLock(fw, p)
 	r1, err := rw.ReadLock().Acquire(ctxFor(t, 10*time.Second))
@@ -134,8 +135,8 @@ func TestHoldersReadWrite(t *testing.T) {
 // Semaphore of 1: the lease is held; the next contender waits with its
 // lease node while it holds the internal lock; a third queues on that lock.
 func TestHoldersSemaphore(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
 	s, _ := recipes.NewSemaphore(fw, p, 1)
 	held, err := s.Acquire(ctxFor(t, 10*time.Second), 1)
@@ -161,7 +162,7 @@ func TestHoldersSemaphore(t *testing.T) {
 
 // An empty or missing path lists nothing and succeeds.
 func TestHoldersMissingPath(t *testing.T) {
-	zk := server(t)
+	zk := shared
 	r := holdersJSON(t, zk.ConnectString(), lockPath(t))
 	if r.Kind != "none" || len(r.Holders)+len(r.Queue) != 0 {
 		t.Fatalf("report %+v", r)
@@ -170,8 +171,8 @@ func TestHoldersMissingPath(t *testing.T) {
 
 // zklock revoke reaches a revocable holder.
 func TestRevoke(t *testing.T) {
-	zk := server(t)
-	fw := connect(t, zk.Servers())
+	zk := shared
+	fw := zktest.Connect(t, zk)
 	revoked := make(chan *recipes.Lease, 1)
 	m, _ := recipes.NewMutex(fw, lockPath(t), recipes.WithRevocation(func(l *recipes.Lease) { revoked <- l }))
 	l, err := m.Acquire(ctxFor(t, 10*time.Second))

@@ -4,21 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
@@ -48,49 +43,11 @@ func buildAndRun(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "building zklock: %v\n%s", err, out)
 		return 1
 	}
-	before := runtime.NumGoroutine()
-	code := m.Run()
-	if shared != nil {
-		shared.Close()
-	}
-	if code == 0 {
-		if err := waitGoroutines(before, 10*time.Second); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	return code
+	return zktest.Main(m, &shared)
 }
 
-// waitGoroutines waits, bounded, until no more goroutines run than before.
-func waitGoroutines(before int, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			return fmt.Errorf("goroutine leak: %d running, %d before\n%s", runtime.NumGoroutine(), before, buf)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return nil
-}
-
-// shared is the server most tests use, started on first use.
-var (
-	sharedOnce sync.Once
-	shared     *zktest.Cluster
-	sharedErr  error
-)
-
-func server(t testing.TB) *zktest.Cluster {
-	t.Helper()
-	sharedOnce.Do(func() { shared, sharedErr = zktest.Launch() })
-	if sharedErr != nil {
-		t.Fatalf("zktest: %v", sharedErr)
-	}
-	return shared
-}
+// shared is the server most tests use.
+var shared *zktest.Cluster
 
 // proc is a running zklock.
 type proc struct {
@@ -202,53 +159,14 @@ func childArgs(t *testing.T, mode ...string) []string {
 	return append([]string{self}, mode...)
 }
 
-// execArgs builds "--servers S exec FLAGS PATH -- child MODE...".
-func execArgs(t *testing.T, servers string, flags []string, path string, mode ...string) []string {
-	args := append([]string{"--servers", servers, "exec"}, flags...)
-	args = append(args, path, "--")
-	return append(args, childArgs(t, mode...)...)
-}
-
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
-
 // lockPath returns a path unique to this test run.
-func lockPath(t testing.TB) string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	name := unsafeChars.ReplaceAllString(strings.ToLower(t.Name()), "-")
-	return "/zklock-tests/" + name + "-" + hex.EncodeToString(b)
-}
+func lockPath(t testing.TB) string { return zktest.UniquePath(t, "/zklock-tests") }
 
-// connect returns a connected framework, closed at cleanup.
-func connect(t *testing.T, servers []string) *framework.Framework {
-	t.Helper()
-	fw, err := framework.New(servers, framework.WithSessionTimeout(4*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fw.Close() })
-	if err := fw.WaitConnected(ctxFor(t, 20*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	return fw
-}
-
+// ctxFor returns a bounded context for one test step.
 func ctxFor(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// eventually polls cond until it holds, failing the test after limit.
-func eventually(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // gone reports whether process pid no longer runs: it does not exist, or

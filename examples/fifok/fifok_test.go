@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,18 +16,11 @@ import (
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
+// srv is the one server the tests share.
 var srv *zktest.Cluster
 
 func TestMain(m *testing.M) {
-	c, err := zktest.Launch(zktest.WithContainerCheckInterval(200 * time.Millisecond))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	srv = c
-	code := zktest.VerifyNoLeaks(m)
-	c.Close()
-	os.Exit(code)
+	os.Exit(zktest.Main(m, &srv, zktest.WithContainerCheckInterval(200*time.Millisecond)))
 }
 
 // The predicate, from data only: hold among the first k, else watch the node k places ahead;
@@ -64,40 +56,8 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-// connect returns a connected framework, closed at cleanup.
-func connect(t *testing.T) *framework.Framework {
-	t.Helper()
-	fw, err := framework.New(srv.Servers(), framework.WithSessionTimeout(4*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fw.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := fw.WaitConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return fw
-}
-
-// eventually polls cond until it holds or 10 s pass.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // kids counts p's children.
-func kids(t *testing.T, fw *framework.Framework, p string) int {
-	c, _, err := fw.Children(context.Background(), p)
-	if err != nil && !errors.Is(err, framework.ErrNoNode) {
-		t.Fatal(err)
-	}
-	return len(c)
-}
+func kids(t *testing.T, fw *framework.Framework, p string) int { return len(zktest.Children(t, fw, p)) }
 
 // Six contenders on three sessions hammer a 2-slot lock: never more than 2 holders, and all
 // 2 slots are used at some point; afterwards no node and no watch is left.
@@ -106,9 +66,9 @@ func TestAtMostK(t *testing.T) {
 	p := fmt.Sprintf("/fifok/atmostk-%d", time.Now().UnixNano())
 	var fws []*framework.Framework
 	for i := 0; i < 3; i++ {
-		fws = append(fws, connect(t))
+		fws = append(fws, zktest.Connect(t, srv))
 	}
-	var cur, most atomic.Int32
+	var holders zktest.Gauge
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		lock, err := fifok.NewLock(fws[w%len(fws)], p, k)
@@ -126,11 +86,9 @@ func TestAtMostK(t *testing.T) {
 					t.Errorf("Acquire: %v", err)
 					return
 				}
-				now := cur.Add(1)
-				for old := most.Load(); now > old && !most.CompareAndSwap(old, now); old = most.Load() {
-				}
+				holders.Enter()
 				time.Sleep(2 * time.Millisecond) // the holder's work
-				cur.Add(-1)
+				holders.Leave()
 				if err := lease.Release(ctx); err != nil {
 					t.Errorf("Release: %v", err)
 				}
@@ -139,21 +97,18 @@ func TestAtMostK(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if most.Load() > k || most.Load() < 2 {
-		t.Fatalf("at most %d holders at once, want exactly %d", most.Load(), k)
+	if holders.Max() > k || holders.Max() < 2 {
+		t.Fatalf("at most %d holders at once, want exactly %d", holders.Max(), k)
 	}
-	eventually(t, "no nodes", func() bool { return kids(t, fws[0], p) == 0 })
-	eventually(t, "no watches", func() bool {
-		n, err := srv.Member(0).WatchCount(context.Background())
-		return err == nil && n == 0 && fws[0].Watches()+fws[1].Watches()+fws[2].Watches() == 0
-	})
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return kids(t, fws[0], p) == 0 })
+	zktest.CheckNoWatches(t, srv, fws...)
 }
 
 // Waiters are granted in the order they queued, as holders release in theirs.
 func TestFIFO(t *testing.T) {
 	const k, waiters = 2, 4
 	p := fmt.Sprintf("/fifok/fifo-%d", time.Now().UnixNano())
-	fw := connect(t)
+	fw := zktest.Connect(t, srv)
 	lock, err := fifok.NewLock(fw, p, k)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +134,7 @@ func TestFIFO(t *testing.T) {
 			order <- i
 			held <- l
 		}()
-		eventually(t, "the waiter to queue", func() bool { return kids(t, fw, p) == k+i+1 })
+		zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return kids(t, fw, p) == k+i+1 })
 	}
 	for i := 0; i < waiters; i++ {
 		if err := (<-held).Release(ctx); err != nil { // the oldest holder leaves first
@@ -197,13 +152,13 @@ func TestFIFO(t *testing.T) {
 	for i := 0; i < k; i++ {
 		(<-held).Release(ctx)
 	}
-	eventually(t, "no nodes", func() bool { return kids(t, fw, p) == 0 })
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return kids(t, fw, p) == 0 })
 }
 
 // A waiter whose ctx ends deletes its node and returns ctx's error: the loop's cleanup.
 func TestCancelledWaiterCleansUp(t *testing.T) {
 	p := fmt.Sprintf("/fifok/cancel-%d", time.Now().UnixNano())
-	fw := connect(t)
+	fw := zktest.Connect(t, srv)
 	lock, _ := fifok.NewLock(fw, p, 1)
 	l, err := lock.Acquire(context.Background())
 	if err != nil {
@@ -214,10 +169,10 @@ func TestCancelledWaiterCleansUp(t *testing.T) {
 	if _, err := lock.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Acquire past its deadline: %v", err)
 	}
-	eventually(t, "the waiter's node to go", func() bool { return kids(t, fw, p) == 1 })
+	zktest.Eventually(t, 10*time.Second, "the waiter's node to go", func() bool { return kids(t, fw, p) == 1 })
 	if err := l.Release(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "no nodes", func() bool { return kids(t, fw, p) == 0 })
-	eventually(t, "no watches", func() bool { return fw.Watches() == 0 })
+	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return kids(t, fw, p) == 0 })
+	zktest.CheckNoWatches(t, srv, fw)
 }

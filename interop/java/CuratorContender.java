@@ -3,10 +3,10 @@
 //
 // Usage: java -cp <curator jars> CuratorContender <connectString> [sessionTimeoutMs]
 //
-// After connecting it prints "ready <sessionIdHex>". Then it reads one command per line and answers
-// exactly one line, "ok [...]" or "err <reason>", flushed. Commands run one at a time on the main
-// thread (Curator locks are owned by the acquiring thread, so every release runs on the same thread
-// as its acquire):
+// The connection and the line protocol are LineServer's: after connecting it prints "ready
+// <sessionIdHex>", then answers each command line with one line, "ok [...]" or "err <reason>".
+// Commands run one at a time on the main thread (Curator locks are owned by the acquiring thread,
+// so every release runs on the same thread as its acquire):
 //
 //   acquire <path> <timeoutMs>                 InterProcessMutex       -> ok <lockNodePath> | err timeout
 //   release [<path>]                           release the mutex on path (default: most recent mutex)
@@ -22,11 +22,7 @@
 //   session                                    -> ok <sessionIdHex>
 //   ping                                       -> ok
 //   quit                                       -> ok, then the process exits
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -36,16 +32,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMultiLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
-public final class CuratorContender {
-    private final CuratorFramework client;
+public final class CuratorContender extends LineServer {
     private final Map<String, InterProcessMutex> mutexes = new HashMap<>();
     private final Map<String, InterProcessReadWriteLock> rwLocks = new HashMap<>();
     private final Map<String, InterProcessSemaphoreV2> semaphores = new HashMap<>();
@@ -55,57 +48,15 @@ public final class CuratorContender {
     private static final Method LOCK_PATH = lockPathMethod();
 
     private CuratorContender(CuratorFramework client) {
-        this.client = client;
+        super(client);
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 1) {
-            System.err.println("usage: CuratorContender <connectString> [sessionTimeoutMs]");
-            System.exit(2);
-        }
-        int sessionMs = args.length > 1 ? Integer.parseInt(args[1]) : 30000;
-        CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(args[0])
-                .sessionTimeoutMs(sessionMs)
-                .connectionTimeoutMs(15000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 3))
-                .build();
-        client.start();
-        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
-            out.println("err connect timeout");
-            out.flush();
-            System.exit(1);
-        }
-        out.println("ready " + Long.toHexString(client.getZookeeperClient().getZooKeeper().getSessionId()));
-        out.flush();
-        new CuratorContender(client).serve(out);
-        client.close();
+        run("CuratorContender", args, CuratorContender::new);
     }
 
-    private void serve(PrintStream out) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length == 0 || f[0].isEmpty()) {
-                continue;
-            }
-            String reply;
-            try {
-                reply = handle(f);
-            } catch (Exception e) {
-                reply = "err " + oneLine(e);
-            }
-            out.println(reply);
-            out.flush();
-            if (f[0].equals("quit")) {
-                return;
-            }
-        }
-    }
-
-    private String handle(String[] f) throws Exception {
+    @Override
+    protected String handle(String[] f) throws Exception {
         switch (f[0]) {
             case "acquire": need(f, 3); return acquireMutex(f[1], Long.parseLong(f[2]));
             case "release": return releaseMutex(f.length > 1 ? f[1] : null);
@@ -119,7 +70,6 @@ public final class CuratorContender {
             case "multilock-release": return releaseMulti();
             case "participants": need(f, 2); return "ok " + String.join(" ", mutex(f[1]).getParticipantNodes());
             case "session": return "ok " + Long.toHexString(client.getZookeeperClient().getZooKeeper().getSessionId());
-            case "ping": case "quit": return "ok";
             default: return "err unknown command " + f[0];
         }
     }
@@ -216,12 +166,6 @@ public final class CuratorContender {
         return rwLocks.computeIfAbsent(path, p -> new InterProcessReadWriteLock(client, p));
     }
 
-    private static void need(String[] f, int n) {
-        if (f.length < n) {
-            throw new IllegalArgumentException(f[0] + " needs " + (n - 1) + " arguments");
-        }
-    }
-
     private static Method lockPathMethod() {
         try {
             Method m = InterProcessMutex.class.getDeclaredMethod("getLockPath");
@@ -243,10 +187,5 @@ public final class CuratorContender {
         } catch (ReflectiveOperationException e) {
             return "?";
         }
-    }
-
-    private static String oneLine(Throwable e) {
-        String msg = e.getClass().getSimpleName() + ": " + e.getMessage();
-        return msg.replace('\n', ' ').replace('\r', ' ');
     }
 }

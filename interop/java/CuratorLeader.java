@@ -3,9 +3,9 @@
 //
 // Usage: java -cp <curator jars> CuratorLeader <connectString> [sessionTimeoutMs]
 //
-// After connecting it prints "ready <sessionIdHex>". Then it reads one command per line and
-// answers exactly one line, "ok [...]" or "err <reason>", flushed. Candidates are named by the
-// test; ids must not contain spaces ("-" stands for the empty id).
+// The connection and the line protocol are LineServer's: after connecting it prints "ready
+// <sessionIdHex>", then answers each command line with one line, "ok [...]" or "err <reason>".
+// Candidates are named by the test; ids must not contain spaces ("-" stands for the empty id).
 //
 //   latch-start <name> <path> <id>             new LeaderLatch(client, path, id, NOTIFY_LEADER).start()
 //   latch-await <name> <timeoutMs>             await(timeout)            -> ok true|false
@@ -24,24 +24,17 @@
 //   session                                    -> ok <sessionIdHex> <passwordHex>
 //   ping                                       -> ok
 //   quit                                       -> ok, then the process exits
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
-public final class CuratorLeader {
-    private final CuratorFramework client;
+public final class CuratorLeader extends LineServer {
     private final Map<String, LeaderLatch> latches = new HashMap<>();
     private final Map<String, Candidate> selectors = new HashMap<>();
 
@@ -86,57 +79,15 @@ public final class CuratorLeader {
     }
 
     private CuratorLeader(CuratorFramework client) {
-        this.client = client;
+        super(client);
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 1) {
-            System.err.println("usage: CuratorLeader <connectString> [sessionTimeoutMs]");
-            System.exit(2);
-        }
-        int sessionMs = args.length > 1 ? Integer.parseInt(args[1]) : 30000;
-        CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(args[0])
-                .sessionTimeoutMs(sessionMs)
-                .connectionTimeoutMs(Math.min(15000, sessionMs))
-                .retryPolicy(new ExponentialBackoffRetry(100, 3))
-                .build();
-        client.start();
-        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
-            out.println("err connect timeout");
-            out.flush();
-            System.exit(1);
-        }
-        out.println("ready " + Long.toHexString(client.getZookeeperClient().getZooKeeper().getSessionId()));
-        out.flush();
-        new CuratorLeader(client).serve(out);
-        client.close();
+        run("CuratorLeader", args, CuratorLeader::new);
     }
 
-    private void serve(PrintStream out) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length == 0 || f[0].isEmpty()) {
-                continue;
-            }
-            String reply;
-            try {
-                reply = handle(f);
-            } catch (Exception e) {
-                reply = "err " + (e.getClass().getSimpleName() + ": " + e.getMessage()).replace('\n', ' ');
-            }
-            out.println(reply);
-            out.flush();
-            if (f[0].equals("quit")) {
-                return;
-            }
-        }
-    }
-
-    private String handle(String[] f) throws Exception {
+    @Override
+    protected String handle(String[] f) throws Exception {
         switch (f[0]) {
             case "latch-start": need(f, 4); return latchStart(f[1], f[2], id(f[3]));
             case "latch-await": need(f, 3); return "ok " + latch(f[1]).await(Long.parseLong(f[2]), TimeUnit.MILLISECONDS);
@@ -158,7 +109,6 @@ public final class CuratorLeader {
                 }
                 return "ok " + Long.toHexString(client.getZookeeperClient().getZooKeeper().getSessionId()) + " " + hex;
             }
-            case "ping": case "quit": return "ok";
             default: return "err unknown command " + f[0];
         }
     }
@@ -220,11 +170,5 @@ public final class CuratorLeader {
 
     private static String id(String s) {
         return s.equals("-") ? "" : s;
-    }
-
-    private static void need(String[] f, int n) {
-        if (f.length < n) {
-            throw new IllegalArgumentException(f[0] + " needs " + (n - 1) + " arguments");
-        }
     }
 }

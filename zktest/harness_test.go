@@ -1,0 +1,116 @@
+package zktest_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+// fatalRecorder is a testing.TB whose Fatalf records the message and returns.
+type fatalRecorder struct {
+	testing.TB
+	msg string
+}
+
+func (r *fatalRecorder) Helper() {}
+
+func (r *fatalRecorder) Fatalf(format string, args ...any) { r.msg = fmt.Sprintf(format, args...) }
+
+// Eventually returns as soon as cond holds, and fails naming what it waited for after the
+// bound, having polled more than once.
+func TestEventually(t *testing.T) {
+	n := 0
+	zktest.Eventually(t, 5*time.Second, "the third poll", func() bool { n++; return n == 3 })
+	if n != 3 {
+		t.Fatalf("cond called %d times, want 3", n)
+	}
+	r := &fatalRecorder{TB: t}
+	calls := 0
+	start := time.Now()
+	zktest.Eventually(r, 100*time.Millisecond, "never", func() bool { calls++; return false })
+	if took := time.Since(start); took < 100*time.Millisecond || took > 5*time.Second || calls < 2 {
+		t.Fatalf("gave up after %v and %d polls", took, calls)
+	}
+	if want := "zktest: timed out after 100ms waiting for never"; r.msg != want {
+		t.Fatalf("failure %q, want %q", r.msg, want)
+	}
+}
+
+// UniquePath names the test, under the parent, and differs on every call.
+func TestUniquePath(t *testing.T) {
+	a, b := zktest.UniquePath(t, "/tests"), zktest.UniquePath(t, "/tests/")
+	if !regexp.MustCompile(`^/tests/testuniquepath-[0-9a-f]{8}$`).MatchString(a) || a == b {
+		t.Fatalf("paths %q, %q", a, b)
+	}
+	t.Run("sub test/with spaces", func(t *testing.T) {
+		if p := zktest.UniquePath(t, "/x"); !regexp.MustCompile(`^/x/testuniquepath-sub_test-with_spaces-[0-9a-f]{8}$`).MatchString(p) {
+			t.Fatalf("path %q", p)
+		}
+	})
+}
+
+// Gauge remembers the most holders at once, even when they enter together.
+func TestGauge(t *testing.T) {
+	var g zktest.Gauge
+	const n = 8
+	var entered, wg sync.WaitGroup
+	release := make(chan struct{})
+	entered.Add(n)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.Enter()
+			entered.Done()
+			<-release
+			g.Leave()
+		}()
+	}
+	entered.Wait()
+	if g.Load() != n {
+		t.Fatalf("%d inside, want %d", g.Load(), n)
+	}
+	close(release)
+	wg.Wait()
+	if g.Load() != 0 || g.Max() != n || g.Add(3) != 3 || g.Max() != n {
+		t.Fatalf("after: %d inside, max %d", g.Load(), g.Max())
+	}
+}
+
+// Connect gives a connected framework; Children lists a missing node as empty; a watch is
+// counted until it fires, and CheckNoWatches passes once it has.
+func TestConnectChildrenNoWatches(t *testing.T) {
+	c := zktest.Start(t)
+	fw := zktest.Connect(t, c)
+	p := zktest.UniquePath(t, "/") // a top-level node: Create makes no parents
+	if kids := zktest.Children(t, fw, p); len(kids) != 0 {
+		t.Fatalf("children of a missing node: %v", kids)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, w, err := fw.ExistsW(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fw.Watches() != 1 {
+		t.Fatalf("%d client watches, want 1", fw.Watches())
+	}
+	if _, err := fw.Create(ctx, p, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fw.Create(ctx, p+"/a", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if kids := zktest.Children(t, fw, p); len(kids) != 1 || kids[0] != "a" {
+		t.Fatalf("children %v, want [a]", kids)
+	}
+	zktest.CheckNoWatches(t, c, fw)
+}
