@@ -67,8 +67,10 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 	zk := zktest.Start(t)
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk, framework.WithSessionTimeout(10*time.Second))
-	fb := zktest.Connect(t, zk, framework.WithSessionTimeout(10*time.Second))
+	// 30 s sessions: a restart of the JVM on a loaded 2-core machine has taken longer than 10 s,
+	// and both sessions then expired (seen once in a full run); this test is about the queue.
+	fa := zktest.Connect(t, zk, framework.WithSessionTimeout(30*time.Second))
+	fb := zktest.Connect(t, zk, framework.WithSessionTimeout(30*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	got := make(chan *recipes.Lease, 1)
 	mb := mustMutex(t, fb, p)
