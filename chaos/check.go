@@ -16,10 +16,12 @@ const (
 	CClean  = "clean"  // I5: no node left, watches back to baseline
 	CNotify = "notify" // I7: Done closes after a fault, within the bound
 	CAPI    = "api"    // API contracts (a cancelled acquire returns ctx's error, ...)
+	// CSession: a Lost state where the faults must cost no session (rows 2 and 22, full runs).
+	CSession = "session"
 )
 
 // Checkers lists every checker in table order.
-var Checkers = []string{CFence, CBelief, CRecipe, CLive, CClean, CNotify, CAPI}
+var Checkers = []string{CFence, CBelief, CRecipe, CLive, CClean, CNotify, CAPI, CSession}
 
 // Verdict collects violations per checker, with a few samples each.
 type Verdict struct {
@@ -333,4 +335,13 @@ func percentile(ds []time.Duration, p int) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+// checkNoLost counts every Lost state as a violation: the scenario's faults must cost no session.
+func checkNoLost(v *Verdict, events []Event, scenario string) {
+	for _, ev := range events {
+		if ev.Kind == State && ev.Detail == "LOST" {
+			v.add(CSession, "%s lost its session at t=%d, though %q should cost none", ev.Proc, ev.T, scenario)
+		}
+	}
 }

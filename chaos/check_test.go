@@ -19,6 +19,12 @@ func TestCheckersOnHistories(t *testing.T) {
 			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 2, Proc: "c1/0", Kind: AcqCall, Op: 2},
 			{T: 5 * s, Proc: "c1/0", Kind: AcqOK, Op: 2},
 		}, func(v *Verdict, ix *index) { checkLive(v, ix, 3*s, T) }, CLive},
+		{"session: a Lost state where none is allowed", []Event{
+			{T: 1, Proc: "c0", Kind: State, Detail: "SUSPENDED"}, {T: 2, Proc: "c0", Kind: State, Detail: "LOST"},
+		}, func(v *Verdict, ix *index) { checkNoLost(v, ix.events, "row") }, CSession},
+		{"session: suspended and reconnected only", []Event{
+			{T: 1, Proc: "c0", Kind: State, Detail: "SUSPENDED"}, {T: 2, Proc: "c0", Kind: State, Detail: "RECONNECTED"},
+		}, func(v *Verdict, ix *index) { checkNoLost(v, ix.events, "row") }, ""},
 		{"live: everyone served", []Event{
 			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 4 * s, Proc: "c0/0", Kind: AcqOK, Op: 1},
 		}, func(v *Verdict, ix *index) { checkLive(v, ix, 3*s, T) }, ""},

@@ -28,6 +28,9 @@ type Scenario struct {
 	Wrap func(fw *framework.Framework, spec OpSpec) Locker
 	// SkipLive runs no quiet phase and no liveness check (self-tests).
 	SkipLive bool
+	// NoLost: the faults must cost no session (a leader election shorter than T), so a Lost
+	// state is a violation in strict (full) runs; fast runs on a loaded CI machine only report it.
+	NoLost bool
 }
 
 // Config is how a scenario runs.
@@ -205,6 +208,9 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 		case ev.Kind == State && ev.Detail == "LOST":
 			res.Lost++
 		}
+	}
+	if sc.NoLost && cfg.Strict {
+		checkNoLost(v, events, sc.Name)
 	}
 }
 

@@ -26,7 +26,7 @@ func Table(s Size) []Scenario {
 	elect := func(k Workload) WorkloadSpec { return WorkloadSpec{Kind: k, Clients: s.N, CS: 10 * s.CS} }
 	return []Scenario{
 		{Row: 1, Name: "baseline", Workload: mutex(s.N)},
-		{Row: 2, Name: "leader SIGKILL+restart", Workload: mutex(s.N), Faults: []FaultKind{KillLeader}, Gap: s.Gap},
+		{Row: 2, Name: "leader SIGKILL+restart", Workload: mutex(s.N), Faults: []FaultKind{KillLeader}, Gap: s.Gap, NoLost: true},
 		{Row: 3, Name: "follower SIGKILL+restart, rw", Workload: WorkloadSpec{Kind: WRW, Clients: s.N, CS: s.CS},
 			Faults: []FaultKind{KillFollower}, Gap: s.Gap},
 		{Row: 4, Name: "leader SIGSTOP 1.5T", Workload: mutex(s.N), Faults: []FaultKind{PauseLeader}, Gap: s.Gap},
@@ -55,7 +55,7 @@ func Table(s Size) []Scenario {
 		{Row: 19, Name: "multi-lock random subsets, expiry", Workload: WorkloadSpec{Kind: WMulti, Clients: s.N, Paths: 4, CS: s.CS},
 			Faults: []FaultKind{Expire, Blackhole2}, Gap: s.Gap},
 		{Row: 22, Name: "leader election (latch), leader SIGKILL", Workload: elect(WLeader),
-			Faults: []FaultKind{KillLeader}, Gap: s.Gap},
+			Faults: []FaultKind{KillLeader}, Gap: s.Gap, NoLost: true},
 		{Row: 23, Name: "leader election (latch), leader's expiry/blackhole 2T", Workload: elect(WLeader),
 			Faults: []FaultKind{Expire, Blackhole2}, Gap: s.Gap},
 		{Row: 24, Name: "leader election (selector), SIGKILL/expiry/blackhole 2T", Workload: elect(WSelector),
