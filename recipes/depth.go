@@ -10,41 +10,49 @@ import (
 )
 
 // ErrQueueTooDeep fails an acquire whose lock directory has grown so large that listing it
-// approaches ZooKeeper's jute.maxbuffer (1 MiB by default): past it the server drops the reply
-// and the client reconnects for ever. About 15,000 protected contenders of a mutex fill it.
+// approaches the 1 MiB jute.maxbuffer of Java clients: a Curator process contending on the same
+// path would then lose its connection on every listing, for ever. About 15,000 protected
+// contenders of a mutex fill the default limit (WithListingLimit).
 var ErrQueueTooDeep = errors.New("recipes: lock queue too deep to list")
 
-// Listing sizes, in bytes as ZooKeeper encodes them (a 4-byte length per name).
-const (
-	listingLimit = 1 << 20                 // ZooKeeper's default jute.maxbuffer
-	listingFail  = listingLimit * 85 / 100 // refuse here, with room for the reply's other fields
-	listingWarn  = listingLimit / 2        // warn once per lock from here
-)
+// DefaultListingLimit is 85 % of ZooKeeper's default jute.maxbuffer (1 MiB), with room for the
+// reply's other fields: the listing size, in bytes as ZooKeeper encodes them (a 4-byte length per
+// name), from which an acquire is refused.
+const DefaultListingLimit = (1 << 20) * 85 / 100
 
-// checkDepth refuses a listing too close to the limit, and warns once when it is half-way.
+// listingLimit is the lock's limit (WithListingLimit, else the default).
+func (l *Lock) listingLimit() int {
+	if l.opts.listing > 0 {
+		return l.opts.listing
+	}
+	return DefaultListingLimit
+}
+
+// checkDepth refuses a listing at the limit, and warns once when it is half-way.
 func (l *Lock) checkDepth(children []string) error {
 	size := 0
 	for _, c := range children {
 		size += len(c) + 4
 	}
+	limit := l.listingLimit()
 	switch {
-	case size >= listingFail:
+	case size >= limit:
 		return l.tooDeep(len(children), size)
-	case size >= listingWarn && l.warnedDepth.CompareAndSwap(false, true):
-		l.fw.Logger().Warn("recipes: lock queue is deep; listings near ZooKeeper's 1 MiB limit will fail",
-			"lock", l.path, "contenders", len(children), "listing_bytes", size, "fails_at_bytes", listingFail)
+	case size >= limit/2 && l.warnedDepth.CompareAndSwap(false, true):
+		l.fw.Logger().Warn("recipes: lock queue is deep; acquires will be refused at the listing limit",
+			"lock", l.path, "contenders", len(children), "listing_bytes", size, "fails_at_bytes", limit)
 	}
 	return nil
 }
 
 func (l *Lock) tooDeep(n, size int) error {
-	return fmt.Errorf("%w: %s has %d contenders, a %d KiB listing (refused from %d KiB: ZooKeeper's jute.maxbuffer is 1 MiB)",
-		ErrQueueTooDeep, l.path, n, size>>10, listingFail>>10)
+	return fmt.Errorf("%w: %s has %d contenders, a %d KiB listing (refused from %d KiB; see WithListingLimit)",
+		ErrQueueTooDeep, l.path, n, size>>10, l.listingLimit()>>10)
 }
 
 // probeDepth explains a listing that failed retryably: when the directory's child count times
-// the length of our own name already exceeds the limit, the server drops the reply for its
-// size, and retrying cannot help.
+// the length of our own name already exceeds the limit, a client or server with a smaller
+// jute.maxbuffer may be dropping the reply for its size, and retrying cannot help.
 func (l *Lock) probeDepth(ctx context.Context, name string, err error) error {
 	if framework.Classify(err) == retry.Permanent || ctx.Err() != nil {
 		return err
@@ -53,7 +61,7 @@ func (l *Lock) probeDepth(ctx context.Context, name string, err error) error {
 	if serr != nil || st == nil {
 		return err
 	}
-	if size := int(st.NumChildren) * (len(name) + 4); size >= listingFail {
+	if size := int(st.NumChildren) * (len(name) + 4); size >= l.listingLimit() {
 		return errors.Join(l.tooDeep(int(st.NumChildren), size), err)
 	}
 	return err

@@ -38,9 +38,24 @@ type Lock struct {
 type LockOption func(*lockOptions)
 
 type lockOptions struct {
-	data   []byte
-	revoke func(*Lease)
-	err    error
+	data    []byte
+	revoke  func(*Lease)
+	listing int // refuse an acquire from a listing this large (bytes); 0 = DefaultListingLimit
+	err     error
+}
+
+// WithListingLimit sets the size of the lock directory's listing, in bytes as ZooKeeper encodes
+// it (4 + the name's length per contender), from which an acquire fails with ErrQueueTooDeep;
+// a warning is logged from half of it. The default, DefaultListingLimit, keeps listings readable
+// by Java clients (Curator) on the same path, which drop the connection on a reply of 1 MiB or
+// more. go-zookeeper reads larger replies: a Go-only deployment may raise it.
+func WithListingLimit(bytes int) LockOption {
+	return func(o *lockOptions) {
+		if bytes <= 0 {
+			o.err = fmt.Errorf("%w: listing limit %d bytes, want > 0", ErrInvalidArgument, bytes)
+		}
+		o.listing = bytes
+	}
 }
 
 // WithNodeData sets the data stored in our lock nodes (default: the framework's default data

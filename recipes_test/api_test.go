@@ -28,6 +28,7 @@ func TestLockBadInput(t *testing.T) {
 		{"nil driver", func() error { _, err := recipes.NewLock(fw, p, nil); return err }, recipes.ErrInvalidArgument},
 		{"nil option", func() error { _, err := recipes.NewMutex(fw, p, nil); return err }, recipes.ErrInvalidArgument},
 		{"nil revocation", func() error { _, err := recipes.NewMutex(fw, p, recipes.WithRevocation(nil)); return err }, recipes.ErrInvalidArgument},
+		{"zero listing limit", func() error { _, err := recipes.NewMutex(fw, p, recipes.WithListingLimit(0)); return err }, recipes.ErrInvalidArgument},
 		{"nil node data", func() error { _, err := recipes.NewMutex(fw, p, recipes.WithNodeData(nil)); return err }, recipes.ErrInvalidArgument},
 		{"root path", func() error { _, err := recipes.NewLock(fw, "/", driver.Exclusive()); return err }, framework.ErrInvalidPath},
 		{"bad input path", func() error {

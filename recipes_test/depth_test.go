@@ -79,6 +79,12 @@ func TestQueueTooDeepIsRefusedBeforeTheLimit(t *testing.T) {
 			t.Fatalf("the refused acquire left its node %s", k)
 		}
 	}
+	// go-zookeeper reads the 900 KiB listing: a Go-only deployment may raise the limit.
+	big, err := recipes.NewMutex(fw, p, recipes.WithListingLimit(2<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRelease(t, mustAcquire(t, big, 20*time.Second))
 }
 
 // deleteTree deletes dir's children and dir.
