@@ -83,6 +83,9 @@ func runTable(t *testing.T, rows []Scenario, cfg Config) []*Result {
 				t.Fatalf("seed=%d: run: %v", cfg.Seed, err)
 			}
 			results = append(results, r)
+			for _, why := range r.RefusedWhy {
+				t.Logf("refused write: %s", why)
+			}
 			report(t, r)
 		})
 	}

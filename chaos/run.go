@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,9 +50,10 @@ type Result struct {
 	Seed        uint64
 	Ops         int // granted acquisitions
 	Faults      int
-	Refused     int // fenced writes refused (stale token, or the guard failed)
-	Lost        int // Lost connection states reported by the clients
-	DeadGrants  int // grants whose node was gone right after, their Done already closed
+	Refused     int      // fenced writes refused (stale token, or the guard failed)
+	RefusedWhy  []string // a few refused writes: resource, token and error
+	Lost        int      // Lost connection states reported by the clients
+	DeadGrants  int      // grants whose node was gone right after, their Done already closed
 	Verdict     *Verdict
 	Orphans     int
 	Stall       time.Duration
@@ -201,8 +203,13 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 			res.Ops++
 		case ev.Kind == Heal || ev.Kind == Resume:
 			res.Faults++
+		case ev.Kind == Write && !ev.OK && strings.HasSuffix(ev.Err, context.Canceled.Error()):
+			// abandoned when the run ended (its outcome unknown), not refused
 		case ev.Kind == Write && !ev.OK:
 			res.Refused++
+			if len(res.RefusedWhy) < 5 {
+				res.RefusedWhy = append(res.RefusedWhy, fmt.Sprintf("%s by %s (op %d, token %d): %s", ev.Res, ev.Proc, ev.Op, ev.Token, ev.Err))
+			}
 		case ev.Kind == NodeMissing && ev.OK:
 			res.DeadGrants++
 		case ev.Kind == State && ev.Detail == "LOST":
