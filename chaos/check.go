@@ -340,8 +340,11 @@ func percentile(ds []time.Duration, p int) time.Duration {
 // checkNoLost counts every Lost state as a violation: the scenario's faults must cost no session.
 func checkNoLost(v *Verdict, events []Event, scenario string) {
 	for _, ev := range events {
-		if ev.Kind == State && ev.Detail == "LOST" {
+		if isLost(ev) {
 			v.add(CSession, "%s lost its session at t=%d, though %q should cost none", ev.Proc, ev.T, scenario)
 		}
 	}
 }
+
+// isLost reports a client's Lost connection state.
+func isLost(ev Event) bool { return ev.Kind == State && ev.Detail == "LOST" }

@@ -212,7 +212,7 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 			}
 		case ev.Kind == NodeMissing && ev.OK:
 			res.DeadGrants++
-		case ev.Kind == State && ev.Detail == "LOST":
+		case isLost(ev):
 			res.Lost++
 		}
 	}

@@ -1,38 +1,19 @@
 package framework_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/retry"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // closedPort returns a loopback address nobody listens on.
 func closedPort(t *testing.T) string {
@@ -54,7 +35,7 @@ func TestWrongAddressFailsLoudly(t *testing.T) {
 	_, port, _ := net.SplitHostPort(addr)
 	for _, server := range []string{addr, "localhost:" + port} {
 		t.Run(server, func(t *testing.T) {
-			var logs syncBuffer
+			var logs zktest.LogBuffer
 			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			f, err := framework.New([]string{server}, framework.WithLogger(logger),
 				framework.WithConnectionTimeout(500*time.Millisecond), framework.WithRetryPolicy(retry.NTimes(0, 0)))

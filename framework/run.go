@@ -108,27 +108,22 @@ func op[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, erro
 // create that runs on a goroutine of its own (withInline). It counts the request and maps errors:
 // ErrClosed once closed, sentinels for go-zookeeper's "unknown error" codes.
 func call[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error) {
-	var zero T
-	if !f.enter() {
-		return zero, ErrClosed
-	}
-	f.requests.Add(1)
-	if ctx.Done() == nil || f.cfg.inline || inlined(ctx) {
-		defer f.bg.Done()
-		v, err := fn()
-		return v, f.callError(err)
-	}
-	ch := make(chan result[T], 1)
-	go func() {
-		defer f.bg.Done()
-		v, err := fn()
-		ch <- result[T]{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, f.callError(r.err)
-	case <-ctx.Done():
-		return zero, ctx.Err()
+	return runRequest(f, ctx, fn, nil)
+}
+
+// callTracked is call that also returns a channel closed when the request has finished (even if
+// ctx ended first), for cleanups that must not race with it.
+func callTracked[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error, <-chan struct{}) {
+	finished := make(chan struct{})
+	v, err := runRequest(f, ctx, fn, finished)
+	return v, err, finished
+}
+
+// endRequest marks a request begun by enter as ended, and closes finished if there is one.
+func (f *Framework) endRequest(finished chan struct{}) {
+	f.bg.Done()
+	if finished != nil {
+		close(finished)
 	}
 }
 
@@ -137,34 +132,32 @@ type result[T any] struct {
 	err error
 }
 
-// callTracked is call that also returns a channel closed when the request has finished (even if
-// ctx ended first), for cleanups that must not race with it.
-func callTracked[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error, <-chan struct{}) {
+// runRequest is call; finished, when not nil, is closed once the request has ended (or never ran).
+func runRequest[T any](f *Framework, ctx context.Context, fn func() (T, error), finished chan struct{}) (T, error) {
 	var zero T
-	finished := make(chan struct{})
 	if !f.enter() {
-		close(finished)
-		return zero, ErrClosed, finished
+		if finished != nil {
+			close(finished)
+		}
+		return zero, ErrClosed
 	}
 	f.requests.Add(1)
-	if ctx.Done() == nil || f.cfg.inline || inlined(ctx) { // nobody needs to leave the request early: no goroutine beside it
-		defer f.bg.Done()
-		defer close(finished)
+	if ctx.Done() == nil || f.cfg.inline || inlined(ctx) { // nobody leaves the request early: no goroutine beside it
+		defer f.endRequest(finished)
 		v, err := fn()
-		return v, f.callError(err), finished
+		return v, f.callError(err)
 	}
 	ch := make(chan result[T], 1)
 	go func() {
-		defer f.bg.Done()
-		defer close(finished)
+		defer f.endRequest(finished)
 		v, err := fn()
 		ch <- result[T]{v, err}
 	}()
 	select {
 	case r := <-ch:
-		return r.v, f.callError(r.err), finished
+		return r.v, f.callError(r.err)
 	case <-ctx.Done():
-		return zero, ctx.Err(), finished
+		return zero, ctx.Err()
 	}
 }
 

@@ -1,12 +1,10 @@
 package leader_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -189,7 +187,7 @@ func TestLatchNoServerAtStart(t *testing.T) {
 		}
 		return net.DialTimeout(network, addr, timeout)
 	}
-	logs := &syncBuffer{}
+	logs := &zktest.LogBuffer{}
 	fw, err := framework.New(srv.Servers(), framework.WithDialer(dial),
 		framework.WithSessionTimeout(4*time.Second), framework.WithConnectionTimeout(200*time.Millisecond),
 		framework.WithRetryPolicy(retry.ExponentialBackoff(10*time.Millisecond, 1)),
@@ -208,31 +206,13 @@ func TestLatchNoServerAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close(context.Background()) })
-	zktest.Eventually(t, 20*time.Second, "a failed attempt", func() bool { return logs.contains("could not enter the election") })
+	zktest.Eventually(t, 20*time.Second, "a failed attempt", func() bool { return logs.Contains("could not enter the election") })
 	refuse.Store(false)
 	await(t, l, 20*time.Second)
 	zktest.Eventually(t, 10*time.Second, "IsLeader", func() bool { return isLeader.Load() == 1 })
 	if isLeader.Load() != 1 || notLeader.Load() != 0 {
 		t.Fatalf("IsLeader %d times, NotLeader %d times; want 1, 0", isLeader.Load(), notLeader.Load())
 	}
-}
-
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) contains(s string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Contains(b.buf.String(), s)
 }
 
 // flakyDialer connects straight to the server until cut: then it closes every connection it
@@ -282,7 +262,7 @@ func TestLatchFollowerRetriesAfterOutage(t *testing.T) {
 	a := mustLatch(t, fa, p, leader.WithID("a"))
 	await(t, a, 10*time.Second)
 	d := &flakyDialer{}
-	logs := &syncBuffer{}
+	logs := &zktest.LogBuffer{}
 	fb, err := framework.New(srv.Servers(), framework.WithDialer(d.dial), framework.WithErrorPolicy(framework.SessionPolicy),
 		framework.WithSessionTimeout(10*time.Second), framework.WithConnectionTimeout(200*time.Millisecond),
 		framework.WithRetryPolicy(retry.ExponentialBackoff(10*time.Millisecond, 1)),
@@ -298,7 +278,7 @@ func TestLatchFollowerRetriesAfterOutage(t *testing.T) {
 	b := mustLatch(t, fb, p, leader.WithID("b"))
 	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	d.cut()
-	zktest.Eventually(t, 20*time.Second, "b's acquire to fail", func() bool { return logs.contains("could not enter the election") })
+	zktest.Eventually(t, 20*time.Second, "b's acquire to fail", func() bool { return logs.Contains("could not enter the election") })
 	d.heal()
 	if err := fb.WaitConnected(ctxFor(t, 20*time.Second)); err != nil || fb.SessionID() != session {
 		t.Fatalf("reconnect: %v, session %x; want the same session %x", err, fb.SessionID(), session)

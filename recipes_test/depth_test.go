@@ -1,12 +1,10 @@
 package recipes_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,24 +12,6 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
-
-// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // fill adds n children with names of about 1 KB under dir, from index from on.
 func fill(t *testing.T, fw *framework.Framework, dir string, from, n int) {
@@ -54,7 +34,7 @@ func fill(t *testing.T, fw *framework.Framework, dir string, from, n int) {
 func TestQueueTooDeepIsRefusedBeforeTheLimit(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	var logs lockedBuffer
+	var logs zktest.LogBuffer
 	fw := zktest.Connect(t, zk, framework.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	if _, err := fw.Create(ctxFor(t, 5*time.Second), p, nil, framework.CreatingParents()); err != nil {
 		t.Fatal(err)

@@ -44,14 +44,7 @@ func TestInteropMutexWithCurator(t *testing.T) {
 	if _, err := m.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
 		t.Fatalf("Go TryAcquire under a Java holder: %v, want ErrLocked", err)
 	}
-	got := make(chan *recipes.Lease, 1)
-	go func() {
-		l, err := m.Acquire(ctxFor(t, 30*time.Second))
-		if err != nil {
-			t.Errorf("Go waiter: %v", err)
-		}
-		got <- l
-	}()
+	got := leaseAsync(t, "Go waiter", 30*time.Second, m.Acquire)
 	zktest.Eventually(t, 10*time.Second, "the Go waiter to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
 	parts, err := java.Participants(ctxFor(t, 10*time.Second), p)
 	if err != nil {

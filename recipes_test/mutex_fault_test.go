@@ -23,15 +23,8 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 
-	got := make(chan *recipes.Lease, 1)
 	mb := mustMutex(t, fb, p)
-	go func() {
-		l, err := mb.Acquire(ctxFor(t, 60*time.Second))
-		if err != nil {
-			t.Errorf("waiter: %v", err)
-		}
-		got <- l
-	}()
+	got := leaseAsync(t, "waiter", 60*time.Second, mb.Acquire)
 	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	holderNode := path.Base(la.Path())
 	var waiterNode string
@@ -72,15 +65,8 @@ func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 	fa := zktest.Connect(t, zk, framework.WithSessionTimeout(30*time.Second))
 	fb := zktest.Connect(t, zk, framework.WithSessionTimeout(30*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
-	got := make(chan *recipes.Lease, 1)
 	mb := mustMutex(t, fb, p)
-	go func() {
-		l, err := mb.Acquire(ctxFor(t, 60*time.Second))
-		if err != nil {
-			t.Errorf("waiter: %v", err)
-		}
-		got <- l
-	}()
+	got := leaseAsync(t, "waiter", 60*time.Second, mb.Acquire)
 	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 1 })
 	if err := zk.Member(0).Kill(); err != nil {
 		t.Fatal(err)

@@ -139,14 +139,7 @@ func TestMutexHandoffWithoutRelist(t *testing.T) {
 	fb := zktest.Connect(t, zk)
 	b := mustMutex(t, fb, p)
 	la := mustAcquire(t, a, 10*time.Second)
-	got := make(chan *recipes.Lease, 1)
-	go func() {
-		l, err := b.Acquire(context.Background())
-		if err != nil {
-			t.Errorf("b: %v", err)
-		}
-		got <- l
-	}()
+	got := leaseAsync(t, "b", 60*time.Second, b.Acquire)
 	zktest.Eventually(t, 10*time.Second, "b to watch", func() bool { return fb.Watches() == 1 })
 	before := fb.RequestsStarted()
 	mustRelease(t, la)

@@ -23,6 +23,22 @@ func mustMutex(t testing.TB, fw *framework.Framework, p string, opts ...recipes.
 	return m
 }
 
+// leaseAsync runs acquire on a goroutine under a ctx bounded by d; the lease arrives on the
+// channel (nil after an error, which fails the test).
+func leaseAsync(t testing.TB, what string, d time.Duration, acquire func(context.Context) (*recipes.Lease, error)) <-chan *recipes.Lease {
+	t.Helper()
+	ctx := ctxFor(t, d)
+	got := make(chan *recipes.Lease, 1)
+	go func() {
+		l, err := acquire(ctx)
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+		got <- l
+	}()
+	return got
+}
+
 func mustAcquire(t testing.TB, m *recipes.InterProcessMutex, d time.Duration) *recipes.Lease {
 	t.Helper()
 	l, err := m.Acquire(ctxFor(t, d))

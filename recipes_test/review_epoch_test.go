@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
@@ -26,14 +25,7 @@ func TestHandoffAcrossAnExpiryGrantsOnlyALiveNode(t *testing.T) {
 	proxy.Delay(400 * time.Millisecond) // every frame, the reconnect handshake included, is late
 	proxy.CutReplyAfter(zktest.OpGetData)
 	mb := mustMutex(t, fb, p)
-	got := make(chan *recipes.Lease, 1)
-	go func() {
-		l, err := mb.Acquire(ctxFor(t, 60*time.Second))
-		if err != nil {
-			t.Errorf("waiter: %v", err)
-		}
-		got <- l
-	}()
+	got := leaseAsync(t, "waiter", 60*time.Second, mb.Acquire)
 	zktest.Eventually(t, 20*time.Second, "the waiter's GetW to be cut", func() bool { return proxy.Requests()[zktest.OpGetData] >= 1 })
 	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
 		t.Fatal(err)

@@ -31,15 +31,8 @@ func TestLostLeaseFreesLockWhenSessionSurvives(t *testing.T) {
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	sid := fa.SessionID()
 
-	got := make(chan *recipes.Lease, 1)
 	mb := mustMutex(t, fb, p)
-	go func() {
-		l, err := mb.Acquire(ctxFor(t, 60*time.Second))
-		if err != nil {
-			t.Errorf("waiter: %v", err)
-		}
-		got <- l
-	}()
+	got := leaseAsync(t, "waiter", 60*time.Second, mb.Acquire)
 	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 	proxy.DropConnections()
 	select {

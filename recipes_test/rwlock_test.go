@@ -180,14 +180,7 @@ func TestRWDowngradeKeepsQueuedWriterOut(t *testing.T) {
 	fa, fb := zktest.Connect(t, zk), zktest.Connect(t, zk)
 	a, b := mustRW(t, fa, p), mustRW(t, fb, p)
 	w1 := mustLease(t, a.WriteLock(), ctxFor(t, 10*time.Second))
-	got := make(chan *recipes.Lease, 1)
-	go func() {
-		l, err := b.WriteLock().Acquire(ctxFor(t, 30*time.Second))
-		if err != nil {
-			t.Errorf("queued writer: %v", err)
-		}
-		got <- l
-	}()
+	got := leaseAsync(t, "queued writer", 30*time.Second, b.WriteLock().Acquire)
 	zktest.Eventually(t, 10*time.Second, "the second writer to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	r, err := a.ReadLock().Downgrade(ctxFor(t, 5*time.Second), w1)
 	if err != nil {

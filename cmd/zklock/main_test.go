@@ -2,14 +2,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -53,7 +51,7 @@ var shared *zktest.Cluster
 type proc struct {
 	cmd    *exec.Cmd
 	lines  chan string // stdout, line by line (the child's output too)
-	stderr *syncBuffer
+	stderr *zktest.LogBuffer
 	done   chan struct{}
 	code   int
 }
@@ -69,7 +67,7 @@ func startZklock(t *testing.T, args ...string) *proc {
 		}
 	}
 	cmd.Env = append(cmd.Env, childEnv+"=1")
-	p := &proc{cmd: cmd, lines: make(chan string, 1000), stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{cmd: cmd, lines: make(chan string, 1000), stderr: &zktest.LogBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -181,22 +179,4 @@ func gone(pid int) bool {
 	}
 	_, rest, _ := strings.Cut(string(stat), ") ")
 	return strings.HasPrefix(rest, "Z")
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
