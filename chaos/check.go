@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -119,8 +120,8 @@ func elemOp(elem string) string {
 }
 
 // checkOverlaps judges the conflicts the ledger saw at grant time. One is
-// explained only if the old holder's session was expired on the server, or
-// its process paused, after it acquired; and its Done then closed within 3T.
+// explained only if the old holder's session was killed under it (see
+// explained) and its Done then closed within 3T.
 func checkOverlaps(v *Verdict, ix *index, T time.Duration) {
 	for _, e := range ix.events {
 		if e.Kind != Conflict && e.Kind != OverK {
@@ -142,7 +143,12 @@ func checkOverlaps(v *Verdict, ix *index, T time.Duration) {
 	}
 }
 
-// explained reports whether a conflict is the documented, unavoidable case.
+// explained reports whether a conflict is the documented, unavoidable case:
+// the old holder's session was killed under it, and its Done then closed
+// within 3T. Killed means its process was paused after it acquired, or the
+// nemesis expired the very session that owns its node: the expiry may have
+// been sent just before the grant, as a reply of that session can still grant.
+// When the grant does not name its session, the expiry must follow the grant.
 func explained(ix *index, e Event, T time.Duration) bool {
 	acq, ok := ix.first(e.PeerOp, AcqOK, 0)
 	if !ok {
@@ -153,11 +159,17 @@ func explained(ix *index, e Event, T time.Duration) bool {
 		if f.T > e.T {
 			break
 		}
-		if f.T >= acq.T && f.Proc == client(e.Peer) && (f.Kind == Pause || f.Kind == Fault && f.Detail == string(Expire)) {
+		if f.Proc != client(e.Peer) {
+			continue
+		}
+		switch {
+		case f.Kind == Pause && f.T >= acq.T:
 			fault = true
+		case f.Kind == Fault && f.Detail == string(Expire) && acq.Sess == 0:
+			fault = fault || f.T >= acq.T
 		}
 	}
-	if !fault {
+	if !fault && !expiredByNemesis(upTo(ix.events, e.T), acq.Sess) {
 		return false
 	}
 	done, ok := ix.first(e.PeerOp, DoneSeen, 0)
@@ -282,15 +294,17 @@ func liveAt(ix *index, c string, t int64) []int64 {
 // checkGrantedNodes: a grant whose node was missing right after it, while
 // its Done was still open, is explained only by a fault on that client (expiry, partition, a paused
 // process) that started before the check and was still going on at the
-// grant. An expiry that was over before the grant (at a handoff, say) makes
-// it a grant from a stale view: a violation.
+// grant, or by the nemesis's expiry of the very session the grant names (a
+// reply of that session granted; the grant was recorded after the heal). A
+// grant on a later session whose node vanished in an expiry already over (at
+// a handoff, say) is a grant from a stale view: a violation.
 func checkGrantedNodes(v *Verdict, ix *index) {
 	for i, e := range ix.events {
 		if e.Kind != NodeMissing || e.OK {
 			continue // a lease told of its loss may have its node deleted
 		}
 		acq, ok := ix.first(e.Op, AcqOK, 0)
-		if !ok || faultCovers(ix.events[:i+1], client(e.Proc), acq.T) {
+		if !ok || faultCovers(ix.events[:i+1], client(e.Proc), acq.T) || expiredByNemesis(ix.events[:i+1], acq.Sess) {
 			continue
 		}
 		v.add(CRecipe, "%s op %d was granted %s, whose node was gone with no fault in progress on its session", e.Proc, e.Op, e.Detail)
@@ -312,6 +326,27 @@ func faultCovers(events []Event, c string, t int64) bool {
 			}
 		}
 		if healed >= t {
+			return true
+		}
+	}
+	return false
+}
+
+// upTo returns the events (sorted by T) at or before t.
+func upTo(events []Event, t int64) []Event {
+	n, _ := slices.BinarySearchFunc(events, t+1, func(e Event, t int64) int { return cmp.Compare(e.T, t) })
+	return events[:n]
+}
+
+// expiredByNemesis reports whether events hold an expiry of session id: a
+// grant answered on that session just before it closed (the grant recorded
+// after the expiry healed) finds its node gone, and that is not a stale grant.
+func expiredByNemesis(events []Event, id int64) bool {
+	if id == 0 {
+		return false
+	}
+	for _, f := range events {
+		if f.Kind == Fault && f.Detail == string(Expire) && f.Sess == id {
 			return true
 		}
 	}

@@ -43,6 +43,28 @@ func TestCheckersOnHistories(t *testing.T) {
 			{T: 1, Proc: "c0/0", Kind: AcqOK, Op: 1}, {T: 2, Proc: "c0", Kind: Fault, Detail: string(Expire)},
 			{T: 3, Proc: "c1/0", Kind: Conflict, Mode: "x", Op: 2, Peer: "c0/0", PeerOp: 1},
 		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, CBelief},
+		{"belief: the grant came on a session whose expiry was already sent", []Event{
+			{T: 1, Proc: "c0", Kind: Fault, Detail: string(Expire), Sess: 7},
+			{T: 2, Proc: "c0/0", Kind: AcqOK, Op: 1, Sess: 7},
+			{T: 3, Proc: "c1/0", Kind: Conflict, Mode: "x", Op: 2, Peer: "c0/0", PeerOp: 1},
+			{T: 4, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, ""},
+		{"belief: an expiry of another session explains nothing", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Op: 1, Sess: 7}, {T: 2, Proc: "c0", Kind: Fault, Detail: string(Expire), Sess: 6},
+			{T: 3, Proc: "c1/0", Kind: Conflict, Mode: "x", Op: 2, Peer: "c0/0", PeerOp: 1},
+			{T: 4, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, CBelief},
+		{"belief: a grant on the new session after an expiry explains nothing", []Event{
+			{T: 1, Proc: "c0", Kind: Fault, Detail: string(Expire), Sess: 6},
+			{T: 2, Proc: "c0/0", Kind: AcqOK, Op: 1, Sess: 7},
+			{T: 3, Proc: "c1/0", Kind: Conflict, Mode: "x", Op: 2, Peer: "c0/0", PeerOp: 1},
+			{T: 4, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, CBelief},
+		{"belief: a paused holder whose grant names its session", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Op: 1, Sess: 7}, {T: 2, Proc: "c0", Kind: Pause},
+			{T: 3, Proc: "c1/0", Kind: Conflict, Mode: "x", Op: 2, Peer: "c0/0", PeerOp: 1},
+			{T: 4, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, ""},
 		{"recipe: a writer beside a reader", []Event{
 			{T: 1, Proc: "c0/0", Kind: AcqOK, Op: 1}, {T: 2, Proc: "c1/0", Kind: Conflict, Mode: "w", Op: 2, Peer: "c0/0", PeerOp: 1},
 		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, CRecipe},
@@ -51,6 +73,21 @@ func TestCheckersOnHistories(t *testing.T) {
 			{T: 3, Kind: Heal, Detail: string(Expire)}, {T: 4, Proc: "c0/0", Kind: AcqOK, Op: 1},
 			{T: 5, Proc: "c0/0", Kind: NodeMissing, Op: 1},
 		}, checkGrantedNodes, CRecipe},
+		{"recipe: a grant answered on a session whose expiry was sent, recorded after the heal", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 2, Proc: "c0", Kind: Fault, Detail: string(Expire), Sess: 7},
+			{T: 3, Kind: Heal, Detail: string(Expire)}, {T: 4, Proc: "c0/0", Kind: AcqOK, Op: 1, Sess: 7},
+			{T: 5, Proc: "c0/0", Kind: NodeMissing, Op: 1},
+		}, checkGrantedNodes, ""},
+		{"recipe: a grant on the next session whose node vanished in the expiry of the last", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 2, Proc: "c0", Kind: Fault, Detail: string(Expire), Sess: 7},
+			{T: 3, Kind: Heal, Detail: string(Expire)}, {T: 4, Proc: "c0/0", Kind: AcqOK, Op: 1, Sess: 8},
+			{T: 5, Proc: "c0/0", Kind: NodeMissing, Op: 1},
+		}, checkGrantedNodes, CRecipe},
+		{"belief: the session was expired only after the conflict", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Op: 1, Sess: 7},
+			{T: 2, Proc: "c1/0", Kind: Conflict, Mode: "x", Op: 2, Peer: "c0/0", PeerOp: 1},
+			{T: 3, Proc: "c0", Kind: Fault, Detail: string(Expire), Sess: 7}, {T: 4, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+		}, func(v *Verdict, ix *index) { checkOverlaps(v, ix, T) }, CBelief},
 		{"recipe: a grant whose node vanished in an expiry that came after it", []Event{
 			{T: 1, Proc: "c0/0", Kind: AcqCall, Op: 1}, {T: 2, Proc: "c0/0", Kind: AcqOK, Op: 1},
 			{T: 3, Proc: "c0", Kind: Fault, Detail: string(Expire)}, {T: 4, Kind: Heal, Detail: string(Expire)},

@@ -37,6 +37,7 @@ func (h termHolder) Parts() []Part {
 	return []Part{{Res: h.res, Token: h.t.Token, Guard: h.t.Guard}}
 }
 func (h termHolder) Release(ctx context.Context) error { return h.release(ctx) }
+func (h termHolder) SessionID() int64                  { return h.t.SessionID() }
 
 // latchLocker is one client's LeaderLatch on path: Acquire awaits its next
 // term; giving a live term up closes the latch, and the next Acquire starts

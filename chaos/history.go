@@ -48,6 +48,9 @@ type Event struct {
 	Peer   string `json:"peer,omitempty"`
 	PeerOp int64  `json:"pop,omitempty"`
 	Detail string `json:"d,omitempty"`
+	// Sess is a ZooKeeper session: the one that owns a grant's node (AcqOK,
+	// 0 if the holder does not say), or the one an expiry closed (Fault).
+	Sess int64 `json:"s,omitempty"`
 }
 
 // History is an append-only, merged log of events. Safe for concurrent use.

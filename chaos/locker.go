@@ -47,6 +47,32 @@ func (h leaseHolder) Err() error                        { return h.l.Err() }
 func (h leaseHolder) Release(ctx context.Context) error { return h.l.Release(ctx) }
 func (h leaseHolder) Parts() []Part                     { return []Part{leasePart(h.l, h.res)} }
 
+// SessionID is the session that owns the lease's node.
+func (h leaseHolder) SessionID() int64 {
+	if s, ok := h.l.(interface{ SessionID() int64 }); ok {
+		return s.SessionID()
+	}
+	return 0
+}
+
+// Every holder of a real recipe names the session that owns its node, which
+// the belief checker matches against the sessions the nemesis expired.
+var (
+	_ interface{ SessionID() int64 } = (*recipes.Lease)(nil)
+	_ interface{ SessionID() int64 } = (*recipes.SemaphoreLease)(nil)
+	_ interface{ SessionID() int64 } = leaseHolder{}
+	_ interface{ SessionID() int64 } = multiHolder{}
+	_ interface{ SessionID() int64 } = termHolder{}
+)
+
+// sessionOf returns the session that owns h's node(s), if h says (0 if not).
+func sessionOf(h Holder) int64 {
+	if s, ok := h.(interface{ SessionID() int64 }); ok {
+		return s.SessionID()
+	}
+	return 0
+}
+
 // leasePart fences with the lease's own token and guard.
 func leasePart(l recipes.Held, res string) Part {
 	return Part{Res: res, Token: l.Token, Guard: l.Guard}
@@ -61,6 +87,19 @@ type multiHolder struct {
 func (h multiHolder) Done() <-chan struct{}             { return h.ml.Done() }
 func (h multiHolder) Err() error                        { return h.ml.Err() }
 func (h multiHolder) Release(ctx context.Context) error { return h.ml.Release(ctx) }
+
+// SessionID is the session that owns every part's node (0 if they differ).
+func (h multiHolder) SessionID() int64 {
+	var id int64
+	for i, l := range h.ml.Leases() {
+		s := leaseHolder{l: l}.SessionID()
+		if i > 0 && s != id {
+			return 0
+		}
+		id = s
+	}
+	return id
+}
 func (h multiHolder) Parts() []Part {
 	ls := h.ml.Leases()
 	out := make([]Part, len(ls))

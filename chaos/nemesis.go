@@ -92,6 +92,14 @@ func (n *nemesis) record(k FaultKind, affected []*Client) {
 	}
 }
 
+// recordExpire records an expiry of c's session id (see record).
+func (n *nemesis) recordExpire(c *Client, id int64) {
+	if ok, _ := Expire.notifies(n.e.T); ok {
+		n.pinOne([]*Client{c})
+	}
+	n.e.H.Add(Event{Proc: c.Name, Kind: Fault, Detail: string(Expire), Sess: id})
+}
+
 func (n *nemesis) heal(k FaultKind) { n.e.H.Add(Event{Kind: Heal, Detail: string(k)}) }
 
 // pinOne pins one worker that holds now, if any.
@@ -225,7 +233,7 @@ func (n *nemesis) expire(ctx context.Context) error {
 	if !ok {
 		return nil // reconnecting: no session to expire now
 	}
-	n.record(Expire, []*Client{c})
+	n.recordExpire(c, id)
 	err := zktest.ExpireSession(ctx, n.e.Cluster.Member(n.rng.IntN(n.e.Cluster.Size())).Addr(), id, pw)
 	n.heal(Expire)
 	if errors.Is(err, zktest.ErrNoSession) || ctx.Err() != nil {

@@ -67,7 +67,7 @@ func (e *Env) expireClient(ctx context.Context, c *Client) error {
 	if !ok {
 		return fmt.Errorf("chaos: %s has no session to expire", c.Name)
 	}
-	e.H.Add(Event{Proc: c.Name, Kind: Fault, Detail: string(Expire)})
+	e.H.Add(Event{Proc: c.Name, Kind: Fault, Detail: string(Expire), Sess: id})
 	err := zktest.ExpireSession(ctx, e.Cluster.Member(0).Addr(), id, pw)
 	e.H.Add(Event{Kind: Heal, Detail: string(Expire)})
 	return err

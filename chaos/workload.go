@@ -100,7 +100,7 @@ func (w *worker) failed(ctx context.Context, spec OpSpec, op int64, err error, e
 func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 	h := w.e.H
 	parts := got.Parts()
-	h.Add(Event{Proc: w.proc, Kind: AcqOK, Res: spec.Res, Mode: spec.Mode, Op: op, Detail: fmt.Sprint(len(parts))})
+	h.Add(Event{Proc: w.proc, Kind: AcqOK, Res: spec.Res, Mode: spec.Mode, Op: op, Detail: fmt.Sprint(len(parts)), Sess: sessionOf(got)})
 	for _, p := range parts {
 		w.e.ledger.grant(p.Res, belief{proc: w.proc, op: op, mode: spec.Mode, k: spec.K, done: got.Done()})
 	}

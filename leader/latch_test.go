@@ -36,8 +36,9 @@ func TestLatchLayoutAndParticipants(t *testing.T) {
 		t.Fatalf("leader node %q, want %s/_c_<uuid>-latch-<seq>", term.Path(), p)
 	}
 	data, st, err := fa.Get(ctxFor(t, 5*time.Second), term.Path())
-	if err != nil || string(data) != "alpha" || st.EphemeralOwner != fa.SessionID() {
-		t.Fatalf("leader node data %q owner %x (%v), want \"alpha\" owned by %x", data, st.EphemeralOwner, err, fa.SessionID())
+	if err != nil || string(data) != "alpha" || st.EphemeralOwner != fa.SessionID() || term.SessionID() != st.EphemeralOwner {
+		t.Fatalf("leader node data %q owner %x (%v), want \"alpha\" owned by %x; the term names session %x",
+			data, st.EphemeralOwner, err, fa.SessionID(), term.SessionID())
 	}
 	parts, err := b.Participants(ctxFor(t, 5*time.Second))
 	if err != nil {

@@ -54,6 +54,9 @@ func (t *Term) Context() context.Context { return t.ctx }
 // a node that is gone, as after a session loss, returns an error wrapping framework.ErrNoNode.
 func (t *Term) Token(ctx context.Context) (int64, error) { return t.lease.Token(ctx) }
 
+// SessionID returns the ZooKeeper session that owns the term's node (its ephemeral owner).
+func (t *Term) SessionID() int64 { return t.lease.SessionID() }
+
 // Guard returns a check operation on the term's node: put it first in a framework Multi so
 // that the transaction commits only while the node exists (never after the session is lost).
 func (t *Term) Guard() framework.Op { return t.lease.Guard() }

@@ -34,6 +34,7 @@ type node struct {
 	lock  *Lock // the lock that issued it
 	path  string
 	token *token
+	sess  int64     // the ZooKeeper session that created the node (its ephemeral owner)
 	since time.Time // when it was granted
 
 	ctx       context.Context
@@ -50,7 +51,7 @@ type node struct {
 func newNode(lock *Lock, g grant) *node {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	lock.held.Add(1)
-	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, since: time.Now(), ctx: ctx, cancel: cancel,
+	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, sess: g.session.ID(), since: time.Now(), ctx: ctx, cancel: cancel,
 		onEnd: func() { lock.held.Add(-1) }}
 	sess := g.session
 	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
@@ -105,6 +106,10 @@ func (n *node) release(ctx context.Context) error {
 // Path returns our lock node's path (namespace-relative), for example
 // "/locks/orders/_c_<uuid>-lock-0000000007".
 func (n *node) Path() string { return n.path }
+
+// SessionID returns the ZooKeeper session that owns our node (its ephemeral owner). The
+// lease ends when that session may be gone; logs can tie a loss to the session that ended.
+func (n *node) SessionID() int64 { return n.sess }
 
 // NodeName returns the last segment of the node's path, as Curator's Lease.getNodeName.
 func (n *node) NodeName() string { return path.Base(n.path) }

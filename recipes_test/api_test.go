@@ -184,3 +184,28 @@ func TestDefaultNodeDataIsIdentity(t *testing.T) {
 	}
 	mustRelease(t, l)
 }
+
+// A lease names the session that owns its node: the node's ephemeral owner,
+// for a mutex and for a semaphore lease alike.
+func TestLeaseSessionIDIsTheNodesOwner(t *testing.T) {
+	fw := zktest.Connect(t, shared)
+	ctx := ctxFor(t, 20*time.Second)
+	m := mustMutex(t, fw, lockPath(t))
+	l := mustAcquire(t, m, 10*time.Second)
+	defer mustRelease(t, l)
+	s := mustSem(t, fw, lockPath(t)+"-sem", 2)
+	sl := mustLeases(t, s, 1)[0]
+	defer mustRelease(t, sl)
+	for _, h := range []interface {
+		Path() string
+		SessionID() int64
+	}{l, sl} {
+		st, err := fw.Exists(ctx, h.Path())
+		if err != nil {
+			t.Fatalf("Exists(%s): %v", h.Path(), err)
+		}
+		if h.SessionID() == 0 || h.SessionID() != st.EphemeralOwner || h.SessionID() != fw.SessionID() {
+			t.Errorf("%s: SessionID %#x, node's owner %#x, framework's session %#x", h.Path(), h.SessionID(), st.EphemeralOwner, fw.SessionID())
+		}
+	}
+}
