@@ -14,21 +14,22 @@ type Kind string
 
 // Event kinds.
 const (
-	AcqCall  Kind = "acq-call" // a client starts an acquire
-	AcqOK    Kind = "acq-ok"   // the acquire returned a holder (Token set)
-	AcqFail  Kind = "acq-fail" // the acquire returned an error (Err set)
-	DoneSeen Kind = "done"     // the holder's Done closed (Err: its reason)
-	RelCall  Kind = "rel-call" // the holder stops believing and releases
-	RelDone  Kind = "rel-done" // the release returned (Err set if it failed)
-	Write    Kind = "write"    // a fenced write: OK says whether it was accepted
-	State    Kind = "state"    // a connection state (Detail: its name)
-	Conflict Kind = "conflict" // at a grant, a conflicting believer's Done was open (Peer, PeerOp)
-	OverK    Kind = "over-k"   // at a grant, more than k semaphore believers
-	Fault    Kind = "fault"    // the nemesis starts a fault (Detail: what; Proc: its target)
-	Heal     Kind = "heal"     // the nemesis ends it
-	Pause    Kind = "pause"    // a client process is stopped (SIGSTOP)
-	Resume   Kind = "resume"   // ... and continued (SIGCONT)
-	Contract Kind = "contract" // an API contract broken (Detail says which)
+	AcqCall  Kind = "acq-call"  // a client starts an acquire
+	AcqOK    Kind = "acq-ok"    // the acquire returned a holder (Token set)
+	AcqFail  Kind = "acq-fail"  // the acquire returned an error (Err set)
+	DoneSeen Kind = "done"      // the holder's Done closed (Err: its reason)
+	RelCall  Kind = "rel-call"  // the holder stops believing and releases
+	RelDone  Kind = "rel-done"  // the release returned (Err set if it failed)
+	Write    Kind = "write"     // a fenced write: OK says whether it was accepted
+	WriteCut Kind = "write-cut" // a fenced znode write cut short as the run ended (outcome unknown)
+	State    Kind = "state"     // a connection state (Detail: its name)
+	Conflict Kind = "conflict"  // at a grant, a conflicting believer's Done was open (Peer, PeerOp)
+	OverK    Kind = "over-k"    // at a grant, more than k semaphore believers
+	Fault    Kind = "fault"     // the nemesis starts a fault (Detail: what; Proc: its target)
+	Heal     Kind = "heal"      // the nemesis ends it
+	Pause    Kind = "pause"     // a client process is stopped (SIGSTOP)
+	Resume   Kind = "resume"    // ... and continued (SIGCONT)
+	Contract Kind = "contract"  // an API contract broken (Detail says which)
 	// NodeMissing: right after a grant, the lease's node was not on the servers.
 	NodeMissing Kind = "node-missing"
 	Note        Kind = "note" // free text

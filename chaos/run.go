@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -203,8 +202,6 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 			res.Ops++
 		case ev.Kind == Heal || ev.Kind == Resume:
 			res.Faults++
-		case ev.Kind == Write && !ev.OK && strings.HasSuffix(ev.Err, context.Canceled.Error()):
-			// abandoned when the run ended (its outcome unknown), not refused
 		case ev.Kind == Write && !ev.OK:
 			res.Refused++
 			if len(res.RefusedWhy) < 5 {

@@ -216,6 +216,9 @@ func (w *worker) write(ctx context.Context, op int64, parts []Part, n int) {
 			if err != nil {
 				ev.Err = err.Error()
 			}
+			if err != nil && ctx.Err() != nil {
+				ev.Kind = WriteCut // the run ended under it: its outcome is unknown, not refused
+			}
 			h.Add(ev)
 		}
 		cancel()
