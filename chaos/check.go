@@ -138,9 +138,43 @@ func checkOverlaps(v *Verdict, ix *index, T time.Duration) {
 			v.add(c, "%s op %d granted as lease %d of %s (more than k)", e.Proc, e.Op, e.Token, e.Res)
 			continue
 		}
-		v.add(c, "%s op %d (%s) granted %s while %s op %d (%s) believed it held it, Done open",
-			e.Proc, e.Op, e.Mode, e.Res, e.Peer, e.PeerOp, e.Detail)
+		v.add(c, "%s op %d (%s) granted %s while %s op %d (%s) believed it held it, Done open [%s]",
+			e.Proc, e.Op, e.Mode, e.Res, e.Peer, e.PeerOp, e.Detail, overlapContext(ix, e))
 	}
+}
+
+// overlapContext says, relative to the conflict e, when the old holder
+// acquired and on which session, what happened to its client (faults,
+// connection states) and when its Done closed: enough to judge a CI failure
+// whose history file is gone.
+func overlapContext(ix *index, e Event) string {
+	rel := func(t int64) string { return time.Duration(t - e.T).Round(100 * time.Microsecond).String() }
+	var b strings.Builder
+	acq, ok := ix.first(e.PeerOp, AcqOK, 0)
+	if !ok {
+		return "old holder's grant not in the history"
+	}
+	fmt.Fprintf(&b, "old holder acquired at %s on session 0x%x", rel(acq.T), acq.Sess)
+	for _, f := range ix.events {
+		if f.T > e.T+int64(time.Second) {
+			break
+		}
+		if f.T < acq.T-int64(5*time.Second) || f.Proc != client(e.Peer) {
+			continue
+		}
+		switch f.Kind {
+		case Fault:
+			fmt.Fprintf(&b, "; %s at %s (session 0x%x)", f.Detail, rel(f.T), f.Sess)
+		case State, Pause, Resume:
+			fmt.Fprintf(&b, "; %s%s at %s", f.Kind, " "+f.Detail, rel(f.T))
+		}
+	}
+	if d, ok := ix.first(e.PeerOp, DoneSeen, 0); ok {
+		fmt.Fprintf(&b, "; its Done closed at %s (%s)", rel(d.T), d.Err)
+	} else {
+		b.WriteString("; its Done never closed")
+	}
+	return b.String()
 }
 
 // explained reports whether a conflict is the documented, unavoidable case:
@@ -307,7 +341,8 @@ func checkGrantedNodes(v *Verdict, ix *index) {
 		if !ok || faultCovers(ix.events[:i+1], client(e.Proc), acq.T) || expiredByNemesis(ix.events[:i+1], acq.Sess) {
 			continue
 		}
-		v.add(CRecipe, "%s op %d was granted %s, whose node was gone with no fault in progress on its session", e.Proc, e.Op, e.Detail)
+		v.add(CRecipe, "%s op %d was granted %s on session 0x%x, whose node was gone with no fault in progress on its session",
+			e.Proc, e.Op, e.Detail, acq.Sess)
 	}
 }
 

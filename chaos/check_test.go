@@ -113,6 +113,8 @@ func TestCheckersOnHistories(t *testing.T) {
 				t.Fatalf("false alarm: %v", v.Samples)
 			case tt.want != "" && v.Counts[tt.want] == 0:
 				t.Fatalf("checker %s did not fire (counts %v)", tt.want, v.Counts)
+			case tt.want != "":
+				t.Logf("reported: %v", v.Samples[tt.want])
 			}
 		})
 	}
