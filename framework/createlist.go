@@ -55,6 +55,9 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 		} else {
 			c.p, c.sess, c.err = f.createPlain(ictx, p, data, &cc)
 		}
+		if h := f.createHooks.Load(); h != nil && h.created != nil {
+			h.created()
+		}
 		handoff.Lock()
 		defer handoff.Unlock()
 		if abandoned {
@@ -64,6 +67,9 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 			return
 		}
 		done <- c
+		if h := f.createHooks.Load(); h != nil && h.delivered != nil {
+			h.delivered()
+		}
 	}()
 	var c created
 	select {
@@ -74,6 +80,9 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 	}
 	parent := path.Dir(p)
 	kids, stat, lerr := f.Children(ctx, parent)
+	if h := f.createHooks.Load(); h != nil && h.collect != nil {
+		h.collect(ctx)
+	}
 	select {
 	case c = <-done:
 	case <-ctx.Done():
@@ -104,4 +113,13 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 		return res, lerr
 	}
 	return res, nil
+}
+
+// createHooks pause CreateAndList in tests, to force each order of the hand-off between the
+// create's goroutine and a caller whose ctx ends: created runs on the goroutine once the create
+// has ended, before the hand-off; delivered once it has handed its result over; collect on the
+// caller, right before it waits for that result.
+type createHooks struct {
+	created, delivered func()
+	collect            func(ctx context.Context)
 }

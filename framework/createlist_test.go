@@ -262,3 +262,59 @@ func TestCreateAndListAbandonedDeletesItsNode(t *testing.T) {
 		t.Fatalf("children of %s after the delete = %v, %v; want none", dir, kids, err)
 	}
 }
+
+// The two orders of CreateAndList's hand-off when the caller's ctx ends, forced with hooks:
+//   - the create ends only after the caller gave up: the caller gets ctx's error, and the
+//     create's goroutine deletes the node it made (nothing is orphaned);
+//   - the create handed its result over just as ctx ended: whichever case the caller's select
+//     picks, the caller gets the node (it owns it: nothing deletes it under it).
+func TestCreateAndListHandoffOrders(t *testing.T) {
+	f := newFW(t, nil)
+	ctx := testCtx(t)
+	dir := uniquePath(t)
+	if _, err := f.Create(ctx, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("the caller gives up first", func(t *testing.T) {
+		gate, created := make(chan struct{}), make(chan struct{})
+		defer framework.SetCreateHooks(f, func() { close(created); <-gate }, nil, nil)()
+		short, cancel := context.WithCancel(ctx)
+		go func() { <-created; cancel() }() // the node exists; only then does the caller give up
+		res, err := f.CreateAndList(short, dir+"/lock-", nil, lockOpts()...)
+		if !errors.Is(err, context.Canceled) || res.Path != "" {
+			t.Fatalf("CreateAndList = %+v, %v; want Canceled and no path", res, err)
+		}
+		if kids, _, err := f.Children(ctx, dir); err != nil || len(kids) != 1 {
+			t.Fatalf("children while the create's goroutine is held = %v, %v; want its node", kids, err)
+		}
+		close(gate)
+		zktest.Eventually(t, 10*time.Second, "the abandoned node to be deleted", func() bool {
+			kids, _, err := f.Children(ctx, dir)
+			return err == nil && len(kids) == 0
+		})
+	})
+	t.Run("the result is handed over as ctx ends", func(t *testing.T) {
+		for i := 0; i < 20; i++ { // the caller's select picks either ready case at random
+			delivered := make(chan struct{})
+			short, cancel := context.WithCancel(ctx)
+			remove := framework.SetCreateHooks(f, nil, func() { close(delivered) }, func(c context.Context) {
+				<-delivered
+				cancel()
+				<-c.Done()
+			})
+			res, err := f.CreateAndList(short, dir+"/lock-", nil, lockOpts()...)
+			remove()
+			cancel()
+			if err != nil || res.Path == "" {
+				t.Fatalf("try %d: CreateAndList = %+v, %v; want the node whose create finished", i, res, err)
+			}
+			checkListing(t, f, res)
+			if _, err := f.Exists(ctx, res.Path); err != nil {
+				t.Fatalf("try %d: the caller's node %s: %v", i, res.Path, err)
+			}
+			if err := f.Delete(ctx, res.Path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

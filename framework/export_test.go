@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -32,3 +33,11 @@ func SlowDispatcher(f *Framework, d time.Duration) (remove func()) {
 // Relists returns how many times CreateAndList had to list again because its first listing
 // overtook the create.
 func Relists(f *Framework) int64 { return f.relists.Load() }
+
+// SetCreateHooks pauses f's CreateAndList at its hand-off: created runs on the create's goroutine
+// once the create has ended and before it hands over; delivered once it has handed over; collect
+// on the caller right before it waits for the result. Any may be nil. remove undoes it.
+func SetCreateHooks(f *Framework, created, delivered func(), collect func(ctx context.Context)) (remove func()) {
+	f.createHooks.Store(&createHooks{created: created, delivered: delivered, collect: collect})
+	return func() { f.createHooks.Store(nil) }
+}

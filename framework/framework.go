@@ -38,6 +38,8 @@ type Framework struct {
 	negotiated atomic.Int64 // ms
 	requests   atomic.Int64
 	relists    atomic.Int64 // CreateAndList listings that had to be sent again
+	// createHooks, set only by tests, pause CreateAndList at the two sides of its hand-off.
+	createHooks atomic.Pointer[createHooks]
 
 	bgMu     sync.Mutex
 	bg       sync.WaitGroup // operation and background goroutines
