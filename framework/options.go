@@ -184,8 +184,9 @@ func WithZKOptions(opts ...func(*zk.Conn)) Option {
 //
 // With this option, waits still end at once with the context (for the lock, a connection, a retry
 // or a watch), but a request already sent is waited for: on a connection that has gone silent,
-// until go-zookeeper gives it up, at most 2/3 of the session timeout after the last reply. Every
-// safety property is unchanged.
+// until go-zookeeper gives it up, at most 2/3 of the session timeout after the last reply. The
+// same holds for cleanup the call does before it returns, such as deleting the node of an
+// acquire that failed. Every safety property is unchanged.
 func WithInlineRequests() Option {
 	return func(c *config) { c.inline = true }
 }
