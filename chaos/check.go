@@ -166,7 +166,7 @@ func overlapContext(ix *index, e Event) string {
 		case Fault:
 			fmt.Fprintf(&b, "; %s at %s (session 0x%x)", f.Detail, rel(f.T), f.Sess)
 		case State, Pause, Resume:
-			fmt.Fprintf(&b, "; %s%s at %s", f.Kind, " "+f.Detail, rel(f.T))
+			fmt.Fprintf(&b, "; %s at %s", strings.TrimSpace(string(f.Kind)+" "+f.Detail), rel(f.T))
 		}
 	}
 	if d, ok := ix.first(e.PeerOp, DoneSeen, 0); ok {
