@@ -176,10 +176,17 @@ func (e *Env) checkNode(ctx context.Context, proc string, op int64, got Holder) 
 	if err := e.admin.Sync(cctx, p); err != nil {
 		return
 	}
-	if st, err := e.admin.Exists(cctx, p); err == nil && st == nil {
+	st, err := e.admin.Exists(cctx, p)
+	switch {
+	case err != nil:
+	case st == nil:
 		// A lease told of its loss deletes its node in the background:
 		// only a missing node under an open Done is suspect.
 		e.H.Add(Event{Proc: proc, Kind: NodeMissing, Op: op, Detail: p, OK: closed(got.Done())})
+	case st.EphemeralOwner != sessionOf(got):
+		// The belief checker trusts the session a grant names: it must own the node.
+		e.H.Add(Event{Proc: proc, Kind: Contract, Op: op, Err: fmt.Sprintf("node %s belongs to 0x%x", p, st.EphemeralOwner),
+			Detail: fmt.Sprintf("a grant names session 0x%x", sessionOf(got))})
 	}
 }
 

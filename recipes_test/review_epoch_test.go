@@ -43,6 +43,9 @@ func TestHandoffAcrossAnExpiryGrantsOnlyALiveNode(t *testing.T) {
 	if st == nil || st.EphemeralOwner != fb.SessionID() {
 		t.Fatalf("granted on %s, which is gone or not of the current session 0x%x (stat %+v)", lb.Path(), fb.SessionID(), st)
 	}
+	if lb.SessionID() != st.EphemeralOwner { // the chaos checkers match grants to expiries by it
+		t.Fatalf("the lease names session 0x%x; its node belongs to 0x%x", lb.SessionID(), st.EphemeralOwner)
+	}
 	if fb.SessionID() == id {
 		t.Fatalf("the session was not replaced (0x%x): the test did not force the expiry", id)
 	}
