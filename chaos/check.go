@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -190,20 +189,23 @@ func explained(ix *index, e Event, T time.Duration) bool {
 	}
 	var fault bool
 	for _, f := range ix.events {
-		if f.T > e.T {
+		if f.T > e.T || fault {
 			break
 		}
 		if f.Proc != client(e.Peer) {
 			continue
 		}
+		expiry := f.Kind == Fault && f.Detail == string(Expire)
 		switch {
-		case f.Kind == Pause && f.T >= acq.T:
-			fault = true
-		case f.Kind == Fault && f.Detail == string(Expire) && acq.Sess == 0:
-			fault = fault || f.T >= acq.T
+		case f.Kind == Pause:
+			fault = f.T >= acq.T
+		case expiry && acq.Sess != 0:
+			fault = f.Sess == acq.Sess
+		case expiry:
+			fault = f.T >= acq.T
 		}
 	}
-	if !fault && !expiredByNemesis(upTo(ix.events, e.T), acq.Sess) {
+	if !fault {
 		return false
 	}
 	done, ok := ix.first(e.PeerOp, DoneSeen, 0)
@@ -365,12 +367,6 @@ func faultCovers(events []Event, c string, t int64) bool {
 		}
 	}
 	return false
-}
-
-// upTo returns the events (sorted by T) at or before t.
-func upTo(events []Event, t int64) []Event {
-	n, _ := slices.BinarySearchFunc(events, t+1, func(e Event, t int64) int { return cmp.Compare(e.T, t) })
-	return events[:n]
 }
 
 // expiredByNemesis reports whether events hold an expiry of session id: a

@@ -79,25 +79,20 @@ func (n *nemesis) inject(ctx context.Context, k FaultKind) error {
 
 // record logs the fault once per affected client (Proc), after pinning one
 // current holder among them so that a notification can be measured.
-func (n *nemesis) record(k FaultKind, affected []*Client) {
+func (n *nemesis) record(k FaultKind, affected []*Client) { n.recordSession(k, affected, 0) }
+
+// recordSession is record, naming the session the fault closes (0: none).
+func (n *nemesis) recordSession(k FaultKind, affected []*Client, sess int64) {
 	if ok, _ := k.notifies(n.e.T); ok {
 		n.pinOne(affected)
 	}
 	t := Now()
 	for _, c := range affected {
-		n.e.H.Add(Event{T: t, Proc: c.Name, Kind: Fault, Detail: string(k)})
+		n.e.H.Add(Event{T: t, Proc: c.Name, Kind: Fault, Detail: string(k), Sess: sess})
 	}
 	if len(affected) == 0 {
 		n.e.H.Add(Event{T: t, Kind: Fault, Detail: string(k)})
 	}
-}
-
-// recordExpire records an expiry of c's session id (see record).
-func (n *nemesis) recordExpire(c *Client, id int64) {
-	if ok, _ := Expire.notifies(n.e.T); ok {
-		n.pinOne([]*Client{c})
-	}
-	n.e.H.Add(Event{Proc: c.Name, Kind: Fault, Detail: string(Expire), Sess: id})
 }
 
 func (n *nemesis) heal(k FaultKind) { n.e.H.Add(Event{Kind: Heal, Detail: string(k)}) }
@@ -233,7 +228,7 @@ func (n *nemesis) expire(ctx context.Context) error {
 	if !ok {
 		return nil // reconnecting: no session to expire now
 	}
-	n.recordExpire(c, id)
+	n.recordSession(Expire, []*Client{c}, id)
 	err := zktest.ExpireSession(ctx, n.e.Cluster.Member(n.rng.IntN(n.e.Cluster.Size())).Addr(), id, pw)
 	n.heal(Expire)
 	if errors.Is(err, zktest.ErrNoSession) || ctx.Err() != nil {

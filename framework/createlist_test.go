@@ -251,13 +251,9 @@ func TestCreateAndListAbandonedDeletesItsNode(t *testing.T) {
 	}
 	p.Delay(0)
 	// The create reaches the server and is answered; then its node is deleted.
-	deadline := time.Now().Add(10 * time.Second)
-	for p.Requests()[zktest.OpDelete] == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no delete 10 s after the abandoned create (requests %v)", p.Requests())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	zktest.Eventually(t, 10*time.Second, "a delete of the abandoned create's node", func() bool {
+		return p.Requests()[zktest.OpDelete] > 0
+	})
 	if kids, _, err := f.Children(ctx, dir); err != nil || len(kids) != 0 {
 		t.Fatalf("children of %s after the delete = %v, %v; want none", dir, kids, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // A request in flight on a silent connection: by default a cancelled context returns at once,
@@ -39,13 +40,7 @@ func TestInlineRequestsWaitForTheRequestInFlight(t *testing.T) {
 				_, _, err := f.Children(ctx, dir)
 				done <- err
 			}()
-			deadline := time.Now().Add(bound)
-			for f.RequestsStarted() == before { // the request is on its way (or being sent)
-				if time.Now().After(deadline) {
-					t.Fatal("the listing was never started")
-				}
-				time.Sleep(time.Millisecond)
-			}
+			zktest.Eventually(t, bound, "the listing to start", func() bool { return f.RequestsStarted() != before }) // on its way (or being sent)
 			cancel()
 			var err error
 			select {
