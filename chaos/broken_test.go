@@ -5,6 +5,7 @@ import (
 	"path"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
 )
 
 // The three broken locks of the self-tests (reliability.md row 21).
@@ -106,3 +107,26 @@ func (h unfencedHolder) Parts() []Part {
 	}
 	return parts
 }
+
+// misnamedLock's leases name a session that does not own their node: the
+// belief rule would trust a wrong session, so the api checker must say so.
+type misnamedLock struct{ inner Locker }
+
+func (l misnamedLock) Acquire(ctx context.Context) (Holder, error) {
+	return misnamed(l.inner.Acquire(ctx))
+}
+func (l misnamedLock) TryAcquire(ctx context.Context) (Holder, error) {
+	return misnamed(l.inner.TryAcquire(ctx))
+}
+
+func misnamed(h Holder, err error) (Holder, error) {
+	if lh, ok := h.(leaseHolder); ok && err == nil {
+		lh.l = misnamedHeld{lh.l}
+		return lh, nil
+	}
+	return h, err
+}
+
+type misnamedHeld struct{ recipes.Held }
+
+func (h misnamedHeld) SessionID() int64 { return leaseHolder{l: h.Held}.SessionID() + 1 }

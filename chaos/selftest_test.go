@@ -49,6 +49,9 @@ func TestSelfTestBrokenLocks(t *testing.T) {
 			SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, nil},
 		{"no fencing", Scenario{Row: 21, Name: "unfenced", Wrap: unfence, SkipLive: true,
 			Workload: WorkloadSpec{Kind: WMutex, Clients: 4, CS: 5 * time.Millisecond}}, []string{CFence}},
+		{"a lease that names another session than its node's", Scenario{Row: 21, Name: "misnamed", SkipLive: true,
+			Wrap:     func(_ *framework.Framework, spec OpSpec) Locker { return misnamedLock{spec.Locker} },
+			Workload: WorkloadSpec{Kind: WMutex, Clients: 2, CS: 20 * time.Millisecond}}, []string{CAPI}},
 		{"cleanliness: an orphan and a leaked watch", Scenario{Row: 21, Name: "litter", Script: litter}, []string{CClean}},
 	}
 	for _, tt := range tests {
