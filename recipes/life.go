@@ -137,12 +137,28 @@ func (n *node) release(ctx context.Context) error {
 	return fmt.Errorf("recipes: release %s: %w", n.path, err)
 }
 
-// discard releases the node as a cleanup: bounded by ctx and by abandonWait, never an error the
-// caller must handle (the guaranteed delete goes on in the background).
+// discard releases the node as a cleanup (see cleanupContext), never an error the caller must
+// handle: what does not finish in time goes on in the background.
 func (n *node) discard(ctx context.Context) {
-	dctx, cancel := context.WithTimeout(ctx, abandonWait)
+	dctx, cancel := cleanupContext(ctx, n.fw)
 	defer cancel()
 	if err := n.release(dctx); err != nil {
 		n.fw.Logger().Debug("recipes: cleanup delete continues in the background", "path", n.path, "err", err)
 	}
+}
+
+// cleanupContext bounds a cleanup (a failed acquire's rollback, the semaphore's internal mutex):
+// a round trip's allowance (abandonWait) while the framework is connected, even once ctx has
+// ended, so that on a healthy connection nothing of a failed acquire is left when it returns;
+// nothing at all while it is not, so that a partition never holds up the caller. Either way the
+// guaranteed delete goes on in the background.
+func cleanupContext(ctx context.Context, fw *framework.Framework) (context.Context, context.CancelFunc) {
+	if ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	c, cancel := context.WithTimeout(ctx, abandonWait)
+	if !fw.State().IsConnected() {
+		cancel()
+	}
+	return c, cancel
 }

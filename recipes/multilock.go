@@ -185,19 +185,28 @@ func releaseAll(ctx context.Context, leases []Held) error {
 	return errors.Join(errs...)
 }
 
-// rollback releases the locks a failed Acquire had taken, as a cleanup: bounded by ctx (a
-// cancelled acquire returns at once) and by a round trip's allowance, the deletes going on in
-// the background. Only errors that are not that are returned.
+// rollback releases the locks a failed Acquire had taken, as a cleanup bounded by
+// cleanupContext (a cancelled acquire returns within a round trip), the deletes going on in the
+// background past it. Only errors other than running out of that time are returned.
 func (ml *MultiLease) rollback(ctx context.Context) error {
 	ml.released = true
-	rctx, cancel := context.WithTimeout(ctx, abandonWait)
+	if ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	rctx, cancel := context.WithTimeout(ctx, abandonWait) // one allowance for the whole set
 	defer cancel()
 	var errs []error
 	for i := len(ml.leases) - 1; i >= 0; i-- {
-		err := ml.leases[i].Release(rctx)
-		if err != nil && rctx.Err() == nil {
+		if d, ok := ml.leases[i].(discarder); ok {
+			d.discard(rctx)
+			continue
+		}
+		if err := ml.leases[i].Release(rctx); err != nil && rctx.Err() == nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// discarder is a lease of ours, whose cleanup knows its framework's connection state.
+type discarder interface{ discard(ctx context.Context) }
