@@ -43,8 +43,11 @@
 // gone: under the framework's Standard error policy on Suspended (the
 // connection dropped; the session may expire without us hearing of it) and
 // on Lost (the session expired); under the Session policy on Lost only.
-// Once Done is closed another process may hold the lock. Stop acting on it. The
-// node of a lost lease is deleted in the background; Release is still allowed.
+// Once Done is closed another process may hold the lock. Stop acting on it, then
+// Release. Told is not stopped: while the session lives, the node of a lost lease
+// stays until Release or until the loss grace (WithLossGrace, default the session
+// timeout) has passed, so a connection blip never hands the lock over while the
+// told holder is still stopping. Release of a lost lease returns nil at once.
 //
 // # Fencing tokens
 //

@@ -56,7 +56,8 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 }
 
 // Curator's testWaitingProcessKilledServer: the server dies and comes back
-// while a process waits; the waiter acquires once the holder releases.
+// while a process waits; the waiter acquires once the holder releases, not
+// before.
 func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 	zk := zktest.Start(t)
 	p := lockPath(t)
@@ -79,8 +80,22 @@ func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 	if !errors.Is(la.Err(), recipes.ErrLockLost) || !errors.Is(la.Err(), framework.ErrSuspended) {
 		t.Fatalf("holder's Err = %v, want ErrLockLost wrapping ErrSuspended", la.Err())
 	}
+	sid := fa.SessionID()
 	if err := zk.Member(0).Restart(ctxFor(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
+	}
+	// The session survives the restart: the told holder keeps its node until it releases,
+	// as Curator's does (on the old code the waiter took the lock right after the reconnect).
+	zktest.Eventually(t, 30*time.Second, "the holder to reconnect", func() bool {
+		return fa.State().IsConnected() && fa.SessionID() == sid
+	})
+	select {
+	case lb := <-got:
+		if lb != nil {
+			mustRelease(t, lb)
+		}
+		t.Fatal("the lock was handed over after the restart before the told holder released it")
+	case <-time.After(2 * time.Second):
 	}
 	mustRelease(t, la)
 	select {
