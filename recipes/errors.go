@@ -5,8 +5,10 @@ import "errors"
 // Sentinel errors returned by the recipes. All are matched with errors.Is; the
 // errors returned wrap them with the lock path and, where it helps, the cause.
 var (
-	// ErrLocked is returned by TryAcquire when the lock is busy.
-	ErrLocked = errors.New("recipes: lock is held by another contender")
+	// ErrLocked is returned by TryAcquire when the lock is busy; the message says whether a
+	// lease of this process, taken through the same Lock, is what holds it (then re-enter that
+	// lease with Lease.Reenter instead).
+	ErrLocked = errors.New("recipes: lock is held")
 	// ErrNotHeld is returned when a lease is released (or re-entered) after its
 	// last release. Releasing a lease that was lost is not an error: its node is
 	// deleted anyway.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"sync"
 	"time"
 
@@ -49,6 +50,7 @@ func newNode(lock *Lock, g grant) *node {
 	lock.held.Add(1)
 	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, session: g.session, sess: g.session.ID(),
 		since: time.Now(), ctx: ctx, cancel: cancel, onEnd: func() { lock.held.Add(-1) }}
+	lock.mine.Store(path.Base(g.path), struct{}{})
 	sess := g.session
 	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
 	return n
@@ -83,6 +85,7 @@ func (n *node) graceOver() {
 	}
 	n.released = true
 	n.mu.Unlock()
+	n.lock.mine.Delete(path.Base(n.path))
 	n.fw.Logger().Warn("recipes: a lost lease was not released within its grace; deleting its node",
 		"path", n.path, "grace", n.lock.lossGrace())
 	n.fw.DeleteInBackground(n.path)
@@ -112,6 +115,7 @@ func (n *node) release(ctx context.Context) error {
 		n.grace.Stop()
 	}
 	n.mu.Unlock()
+	n.lock.mine.Delete(path.Base(n.path))
 	n.stopWatch()
 	n.cancel(releasedError(n.path))
 	if n.end() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +33,8 @@ type Lock struct {
 	held  atomic.Int64
 
 	warnedDepth atomic.Bool // checkDepth warned once
+	warnedSelf  atomic.Bool // an Acquire waited behind a lease of this Lock: warned once
+	mine        sync.Map    // names of our nodes still standing (held, or lost and not yet deleted)
 }
 
 // LockOption configures a Lock or a recipe built on one.

@@ -118,19 +118,37 @@ func (c *contender) step(ctx context.Context, children []string) (bool, error) {
 	case dec.Holds:
 		return true, nil
 	case c.try:
-		return false, fmt.Errorf("%w: %s", ErrLocked, c.lock.path)
+		if c.lock.ours(dec.WatchNode) {
+			return false, fmt.Errorf("%w: %s: by a lease of this process, taken through this Lock (%s): re-enter it with Lease.Reenter",
+				ErrLocked, c.lock.path, dec.WatchNode)
+		}
+		return false, fmt.Errorf("%w: %s: by another contender", ErrLocked, c.lock.path)
 	case ctx.Err() != nil:
 		return false, ctx.Err()
 	}
 	if !c.queued {
 		c.queued = true
 		c.lock.event(eventQueued, c.path, 0, nil)
+		if c.lock.ours(dec.WatchNode) && c.lock.warnedSelf.CompareAndSwap(false, true) {
+			c.lock.fw.Logger().Warn("recipes: Acquire waits behind a lease of this process taken through the same Lock; "+
+				"it waits until that lease is released (re-enter a held lease with Lease.Reenter)",
+				"lock", c.lock.path, "held", dec.WatchNode)
+		}
 	}
 	switch {
 	case dec.WatchDir:
 		return c.waitDir(ctx, changed)
 	}
 	return c.waitFor(ctx, dec, changed)
+}
+
+// ours reports whether name is a node of a lease of l that still stands.
+func (l *Lock) ours(name string) bool {
+	if name == "" {
+		return false
+	}
+	_, ok := l.mine.Load(name)
+	return ok
 }
 
 // waitFor watches the one node the decision names and waits for it. It reports true when the
