@@ -34,8 +34,9 @@ type node struct {
 	lock  *Lock // the lock that issued it
 	path  string
 	token *token
-	sess  int64     // the ZooKeeper session that created the node (its ephemeral owner)
-	since time.Time // when it was granted
+	sess  int64              // the ZooKeeper session that created the node (its ephemeral owner)
+	epoch *framework.Session // the session epoch it was granted in: Err checks its deadline
+	since time.Time          // when it was granted
 
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
@@ -54,6 +55,7 @@ func newNode(lock *Lock, g grant) *node {
 	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, sess: g.session.ID(), since: time.Now(), ctx: ctx, cancel: cancel,
 		onEnd: func() { lock.held.Add(-1) }}
 	sess := g.session
+	n.epoch = sess
 	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
 	return n
 }
@@ -130,9 +132,18 @@ func (n *node) Done() <-chan struct{} { return n.ctx.Done() }
 
 // Err returns nil while the lease is held; afterwards ErrReleased, or ErrLockLost wrapping
 // the session's reason (framework.ErrSuspended, framework.ErrSessionLost, framework.ErrClosed).
+// While the lease looks held, every call also asks its session epoch (framework.Session.Err),
+// which compares the time since the framework last heard from ZooKeeper with the point where
+// the connection is given up: past it, the lease is lost at once, even right after the
+// process resumed from a pause and before go-zookeeper has noticed. Check Err right before
+// each write: a write begun before a pause is what the fencing token (Token) is for.
 func (n *node) Err() error {
 	if n.ctx.Err() == nil {
-		return nil
+		err := n.epoch.Err()
+		if err == nil {
+			return nil
+		}
+		n.lose(err)
 	}
 	return context.Cause(n.ctx)
 }
