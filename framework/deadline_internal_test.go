@@ -142,3 +142,27 @@ func TestDeadlineTimer(t *testing.T) {
 	expectPosted(t, posted, Connected, Suspended)
 	m.close()
 }
+
+// The deadline's cost on the hot paths: one clock reading per socket read, and Session.Err's
+// lock-free check while the connection is fresh.
+func BenchmarkDeadlineHeard(b *testing.B) {
+	m, _, _, _ := clockedMachine(StandardPolicy, 10*time.Second)
+	t := newConnTracker(nil, nil)
+	t.heardAfter = m.heardAfter
+	for b.Loop() {
+		t.heard()
+	}
+}
+
+func BenchmarkDeadlineSessionErr(b *testing.B) {
+	m, _, lastRead, _ := clockedMachine(StandardPolicy, 10*time.Second)
+	m.onEvent(session(zk.StateHasSession), 1)
+	_, epoch, _ := m.snapshot()
+	lastRead.Store(monoNow())
+	for b.Loop() {
+		if epoch.Err() != nil {
+			b.Fatal("ended")
+		}
+	}
+	m.close()
+}
