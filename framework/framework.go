@@ -186,6 +186,11 @@ func (f *Framework) sessionTimeout() time.Duration {
 	return f.cfg.sessionTimeout
 }
 
+// SessionTimeout returns the session timeout the server negotiated, or the requested one (see
+// WithSessionTimeout) before the first session: the time a silent client keeps its session and
+// its ephemeral nodes.
+func (f *Framework) SessionTimeout() time.Duration { return f.sessionTimeout() }
+
 // WaitConnected blocks until the Framework has a session, ctx ends (ctx.Err()) or it is closed
 // (ErrClosed).
 func (f *Framework) WaitConnected(ctx context.Context) error {

@@ -249,12 +249,10 @@ func (e *election) pause(ctx context.Context, changed <-chan struct{}, err error
 }
 
 // release deletes the node of a term that ended, on the caller's goroutine and bounded by
-// releaseWait (a fresh context: the election's own may be cancelled). A lease that was lost
-// is being deleted in the background already.
+// releaseWait (a fresh context: the election's own may be cancelled). A term that was lost
+// kept its node (while the session lives, up to the lock's loss grace) until now, when its work
+// has stopped: its Release returns at once and the delete goes on in the background.
 func (e *election) release(lease *recipes.Lease) {
-	if errors.Is(lease.Err(), recipes.ErrLockLost) {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseWait)
 	defer cancel()
 	if err := lease.Release(ctx); err != nil {

@@ -132,7 +132,8 @@ func (l *LeaderLatch) run(ctx context.Context) {
 }
 
 // lead holds the term of lease until it ends or ctx ends, telling the listeners of both
-// flips, then deletes the node unless the term was lost (its node is being deleted already).
+// flips, then deletes the node (in the background when the term was lost: the old node goes
+// as soon as the connection is back, before the latch queues again, as Curator's reset does).
 func (l *LeaderLatch) lead(ctx context.Context, lease *recipes.Lease) {
 	if ctx.Err() != nil { // granted as Close began: never lead
 		l.e.release(lease)

@@ -20,7 +20,10 @@ type TakeoverFunc func(ctx context.Context, term *Term) error
 // LeaderSelector is Curator 5's LeaderSelector: candidates queue on an InterProcessMutex at P
 // (nodes P/_c_<uuid>-lock-<seq>, so Java and Go selectors share one election) and the holder
 // runs the takeover function; when it returns, the node is deleted and the next candidate
-// leads. With WithAutoRequeue the selector queues again after every term; otherwise call
+// leads. A term lost with the connection cancels the takeover's context at once, but the node
+// stays (while the session lives) until the takeover has returned, or the lock's loss grace
+// (the session timeout) has passed: a blip never makes two takeovers run at once. With
+// WithAutoRequeue the selector queues again after every term; otherwise call
 // Requeue.
 //
 // At most one takeover of a selector runs at a time, on a goroutine of the selector's own;

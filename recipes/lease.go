@@ -2,12 +2,10 @@ package recipes
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 )
@@ -22,87 +20,6 @@ type Held interface {
 	Token(ctx context.Context) (int64, error)
 	Guard() framework.Op
 	Release(ctx context.Context) error
-}
-
-// node is a held lock node: what Lease and SemaphoreLease share. It watches its session
-// epoch: when the framework's error policy says the session may be gone (Suspended or Lost
-// under the Standard policy, Lost only under the Session policy) the lease ends with
-// ErrLockLost, and the node is deleted in the background, so that a session that survives
-// does not keep the lock blocked behind a holder that has been told to stop.
-type node struct {
-	fw    *framework.Framework
-	lock  *Lock // the lock that issued it
-	path  string
-	token *token
-	sess  int64              // the ZooKeeper session that created the node (its ephemeral owner)
-	epoch *framework.Session // the session epoch it was granted in: Err checks its deadline
-	since time.Time          // when it was granted
-
-	ctx       context.Context
-	cancel    context.CancelCauseFunc
-	stopWatch func() bool // detaches the node from its session epoch
-	released  atomic.Bool // the owner let go of it
-	onEnd     func()      // optional: runs once when the node is released or lost
-	endOnce   sync.Once
-}
-
-// newNode ties a node granted by lock to its session epoch with context.AfterFunc, so no
-// goroutine waits for the epoch while the lock is held. It counts in the lock's
-// IsAcquiredInThisProcess until it ends.
-func newNode(lock *Lock, g grant) *node {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	lock.held.Add(1)
-	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, sess: g.session.ID(), since: time.Now(), ctx: ctx, cancel: cancel,
-		onEnd: func() { lock.held.Add(-1) }}
-	sess := g.session
-	n.epoch = sess
-	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
-	return n
-}
-
-// lose ends the lease with ErrLockLost (telling the holder first), then deletes the node in
-// the background unless the owner released it meanwhile.
-func (n *node) lose(reason error) {
-	n.cancel(fmt.Errorf("%w: %s: %w", ErrLockLost, n.path, reason))
-	if !n.end() {
-		return
-	}
-	n.lock.event(eventLost, n.path, time.Since(n.since), reason)
-	if !n.released.Load() {
-		n.fw.DeleteInBackground(n.path)
-	}
-}
-
-// end runs onEnd once, and reports whether this call did.
-func (n *node) end() bool {
-	first := false
-	n.endOnce.Do(func() {
-		first = true
-		n.onEnd()
-	})
-	return first
-}
-
-// release deletes the node with a guaranteed delete bounded by ctx: if ctx ends first the
-// delete goes on in the background and the error says so. A node that was lost has been
-// (or is being) deleted already; releasing it returns nil.
-func (n *node) release(ctx context.Context) error {
-	n.released.Store(true)
-	n.stopWatch()
-	n.cancel(releasedError(n.path))
-	if n.end() {
-		n.lock.event(eventReleased, n.path, time.Since(n.since), nil)
-	}
-	err := n.fw.Delete(ctx, n.path, framework.Guaranteed())
-	switch {
-	case err == nil, errors.Is(err, framework.ErrNoNode):
-		return nil
-	case ctx.Err() != nil:
-		return fmt.Errorf("recipes: release %s: the delete goes on in the background: %w", n.path, err)
-	case errors.Is(err, framework.ErrClosed):
-		return fmt.Errorf("recipes: release %s: %w (the session's end deletes the node)", n.path, err)
-	}
-	return fmt.Errorf("recipes: release %s: %w", n.path, err)
 }
 
 // Path returns our lock node's path (namespace-relative), for example
@@ -132,18 +49,19 @@ func (n *node) Done() <-chan struct{} { return n.ctx.Done() }
 
 // Err returns nil while the lease is held; afterwards ErrReleased, or ErrLockLost wrapping
 // the session's reason (framework.ErrSuspended, framework.ErrSessionLost, framework.ErrClosed).
-// While the lease looks held, every call also asks its session epoch (framework.Session.Err),
-// which compares the time since the framework last heard from ZooKeeper with the point where
-// the connection is given up: past it, the lease is lost at once, even right after the
-// process resumed from a pause and before go-zookeeper has noticed. Check Err right before
-// each write: a write begun before a pause is what the fencing token (Token) is for.
+// It asks the session epoch synchronously, so it reports a loss as soon as the framework
+// knows of it, before Done's callback has run; and the epoch (framework.Session.Err) compares
+// the time since the framework last heard from ZooKeeper with the point where the connection is
+// given up: past it, the lease is lost at once, even right after the process resumed from a
+// pause and before go-zookeeper has noticed. Check Err right before each write: a write begun
+// before a pause is what the fencing token (Token) is for.
 func (n *node) Err() error {
 	if n.ctx.Err() == nil {
-		err := n.epoch.Err()
+		err := n.session.Err()
 		if err == nil {
 			return nil
 		}
-		n.lose(err)
+		n.lose(err) // the epoch ended and its callback has not run yet: tell now
 	}
 	return context.Cause(n.ctx)
 }
@@ -170,8 +88,10 @@ func (n *node) Data(ctx context.Context) ([]byte, error) {
 // releases. Reentrancy is counted on the handle, never on goroutine identity: whoever holds
 // the *Lease may Reenter or Release it, from any goroutine. Safe for concurrent use.
 //
-// When Done closes another process may hold the lock: stop acting on it. The node is then
-// deleted in the background; Release is still allowed and returns nil.
+// When Done closes another process may hold the lock: stop acting on it, then Release. While
+// the session lives, the node stays until Release or until the loss grace has passed
+// (WithLossGrace, default the session timeout), so that a connection blip never hands the lock
+// over while the told holder is still stopping. Release of a lost lease returns nil at once.
 type Lease struct {
 	*node
 
@@ -202,7 +122,8 @@ func (l *Lease) Reenter() error {
 
 // Release gives back one acquisition. The last one deletes our node with a guaranteed delete
 // bounded by ctx (if ctx ends first, the delete goes on in the background and the error says
-// so). Releasing more often than acquired returns ErrNotHeld.
+// so). The last Release of a lost lease, or after the framework closed, returns nil at once and
+// leaves the delete to the background. Releasing more often than acquired returns ErrNotHeld.
 func (l *Lease) Release(ctx context.Context) error {
 	if ctx == nil {
 		return framework.ErrNilContext
@@ -219,6 +140,18 @@ func (l *Lease) Release(ctx context.Context) error {
 		return nil
 	}
 	return l.release(ctx)
+}
+
+// discard releases every acquisition of l as a cleanup (see node.discard): bounded by ctx and a
+// round trip's allowance, the delete going on in the background.
+func (l *Lease) discard(ctx context.Context) {
+	l.mu.Lock()
+	had := l.count > 0
+	l.count = 0
+	l.mu.Unlock()
+	if had {
+		l.node.discard(ctx)
+	}
 }
 
 // outstanding reports whether l has acquisitions not yet released (it may have been lost).

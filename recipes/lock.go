@@ -41,6 +41,8 @@ type lockOptions struct {
 	data    []byte
 	revoke  func(*Lease)
 	listing int // refuse an acquire from a listing this large (bytes); 0 = DefaultListingLimit
+	grace   time.Duration
+	graceOK bool // WithLossGrace was given (0 is a valid grace)
 	err     error
 }
 
@@ -56,6 +58,31 @@ func WithListingLimit(bytes int) LockOption {
 		}
 		o.listing = bytes
 	}
+}
+
+// WithLossGrace sets how long the node of a lost lease is kept, while its session lives, for its
+// owner to stop and Release (default: the framework's session timeout). Done closes at the loss
+// either way; the grace only delays the handover. A holder then has at least the margin a
+// session expiry would give it, and a connection blip, after which the session survives, never
+// hands the lock to the next contender while the told holder is still stopping (Curator keeps
+// the node until release). The trade-off: a holder that never releases a lost lease blocks the
+// lock for the grace. 0 deletes the node as soon as the holder has been told; a negative grace
+// is ErrInvalidArgument.
+func WithLossGrace(d time.Duration) LockOption {
+	return func(o *lockOptions) {
+		if d < 0 {
+			o.err = fmt.Errorf("%w: loss grace %v, want >= 0", ErrInvalidArgument, d)
+		}
+		o.grace, o.graceOK = d, true
+	}
+}
+
+// lossGrace is the grace of a lost lease of l: WithLossGrace's, else the session timeout.
+func (l *Lock) lossGrace() time.Duration {
+	if l.opts.graceOK {
+		return l.opts.grace
+	}
+	return l.fw.SessionTimeout()
 }
 
 // WithNodeData sets the data stored in our lock nodes (default: the framework's default data

@@ -106,7 +106,7 @@ func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error
 		l, err := lk.Hold(ctx)
 		if err != nil {
 			err = fmt.Errorf("recipes: multi-lock %s: %w", lk.Path(), err)
-			return nil, errors.Join(err, ml.Release(context.WithoutCancel(ctx)))
+			return nil, errors.Join(err, ml.rollback(ctx))
 		}
 		ml.leases = append(ml.leases, l)
 	}
@@ -182,14 +182,40 @@ func (ml *MultiLease) Release(ctx context.Context) error {
 }
 
 // releaseAll releases leases in reverse order, going on past errors, and returns them joined.
-// Each release runs on ctx without its cancellation, so that a rollback after a cancelled
-// acquire still deletes every node (bounded by the framework's retry policy).
+// Each release is bounded by ctx: once it ends, our leases leave their deletes to the
+// background at once.
 func releaseAll(ctx context.Context, leases []Held) error {
 	var errs []error
 	for i := len(leases) - 1; i >= 0; i-- {
-		if err := leases[i].Release(context.WithoutCancel(ctx)); err != nil {
+		if err := leases[i].Release(ctx); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// rollback releases the locks a failed Acquire had taken, as a cleanup bounded by
+// cleanupContext (a cancelled acquire returns within a round trip), the deletes going on in the
+// background past it. Only errors other than running out of that time are returned.
+func (ml *MultiLease) rollback(ctx context.Context) error {
+	ml.released = true
+	if ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	rctx, cancel := context.WithTimeout(ctx, abandonWait) // one allowance for the whole set
+	defer cancel()
+	var errs []error
+	for i := len(ml.leases) - 1; i >= 0; i-- {
+		if d, ok := ml.leases[i].(discarder); ok {
+			d.discard(rctx)
+			continue
+		}
+		if err := ml.leases[i].Release(rctx); err != nil && rctx.Err() == nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// discarder is a lease of ours, whose cleanup knows its framework's connection state.
+type discarder interface{ discard(ctx context.Context) }

@@ -137,39 +137,50 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, n int, try bool) 
 	return leases, nil
 }
 
-// errLeaseMissing marks a granted lease whose session ended before all n were taken: the
-// only failure the semaphore retries itself (the loop's own retries are already done).
-var errLeaseMissing = errors.New("recipes: lease node missing")
+// errRequeue marks an attempt that must start again from the internal mutex: a granted lease
+// whose session ended before all n were taken, or an internal mutex lost while we waited for
+// leases. It is the only failure the semaphore retries itself (the loop's own retries are
+// already done).
+var errRequeue = errors.New("recipes: semaphore acquire must queue again")
 
 func classifyLease(err error) retry.Class {
-	if errors.Is(err, errLeaseMissing) {
+	if errors.Is(err, errRequeue) {
 		return retry.Retryable
 	}
 	return retry.Permanent
 }
 
 // attempt holds the internal mutex while lease nodes are created and waited on until grants
-// holds n, and releases it in every case.
+// holds n, and releases it in every case. The wait for leases lasts only as long as the
+// internal mutex's lease: once that may be lost another contender may take the mutex and queue
+// in leases/ beside us, and two waiters there can starve a semaphore of one for ever. So the
+// attempt ends, drops its waiting node, and the acquire queues again from the mutex.
 func (s *InterProcessSemaphoreV2) attempt(ctx context.Context, drv driver.Driver, n int, try bool, grants *[]grant) error {
 	ml, err := s.mutex.acquireLease(ctx, s.mutex.drv, try)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if rerr := ml.Release(context.WithoutCancel(ctx)); rerr != nil {
-			s.fw.Logger().Warn("recipes: semaphore internal mutex release failed", "path", ml.Path(), "err", rerr)
-		}
-	}()
+	defer ml.discard(ctx)
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(ml.Context(), func() { cancel(context.Cause(ml.Context())) })
+	defer stop()
 	for len(*grants) < n {
-		g, err := s.leases.acquire(ctx, drv, try)
+		g, err := s.leases.acquire(wctx, drv, try)
 		if err != nil {
+			if ctx.Err() == nil && ml.Err() != nil {
+				return fmt.Errorf("%w: the internal mutex %s: %w", errRequeue, ml.Path(), ml.Err())
+			}
 			return err
 		}
 		*grants = append(*grants, g)
 	}
+	if err := ml.Err(); err != nil {
+		return fmt.Errorf("%w: the internal mutex %s: %w", errRequeue, ml.Path(), err)
+	}
 	for _, g := range *grants {
 		if g.session.Err() != nil {
-			return fmt.Errorf("%w: %s: %w", errLeaseMissing, g.path, g.session.Err())
+			return fmt.Errorf("%w: %s: %w", errRequeue, g.path, g.session.Err())
 		}
 	}
 	return nil

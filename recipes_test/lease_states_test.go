@@ -24,7 +24,8 @@ func TestLeaseUnderConnectionStates(t *testing.T) {
 		reason error  // what Err wraps besides ErrLockLost: the first sign of trouble
 		node   bool   // our node still exists once the client is connected again
 	}{
-		{"standard/suspended-reconnected", framework.StandardPolicy, "drop", true, framework.ErrSuspended, false},
+		// Told, but the node stays until Release (or the loss grace): nothing is handed over.
+		{"standard/suspended-reconnected", framework.StandardPolicy, "drop", true, framework.ErrSuspended, true},
 		// The server closes the expired session's connection: Suspended comes first.
 		{"standard/lost", framework.StandardPolicy, "expire", true, framework.ErrSuspended, false},
 		{"session/suspended-reconnected", framework.SessionPolicy, "drop", false, nil, true},
@@ -73,10 +74,10 @@ func TestLeaseUnderConnectionStates(t *testing.T) {
 			name := path.Base(l.Path())
 			if tt.node {
 				if !slices.Contains(zktest.Children(t, observer, p), name) {
-					t.Fatal("our node is gone although the lease is held")
+					t.Fatal("our node is gone although the lease was not released")
 				}
 				if _, err := fw.Multi(ctxFor(t, 10*time.Second), l.Guard(), framework.SetOp(p, []byte("x"), -1)); err != nil {
-					t.Fatalf("guarded write by a held lease: %v", err)
+					t.Fatalf("guarded write while our node exists: %v", err)
 				}
 			} else {
 				zktest.Eventually(t, lossDeleteBound, "the lost lease's node to go", func() bool {

@@ -1,0 +1,164 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// node is a held lock node: what Lease and SemaphoreLease share, and what a multi-lock's and
+// a leader's term's leases are made of. Its life has one path, here, for every lease kind:
+//
+//   - held: granted, its session epoch live;
+//   - lost: the framework's error policy says the session may be gone (Suspended or Lost under
+//     the Standard policy, Lost only under the Session policy). Done closes with ErrLockLost
+//     at once, but told is not stopped: while the session lives the node stays until the owner
+//     releases it, or until the loss grace has passed, so that a blip never hands the lock
+//     over sooner than Curator (which keeps the node through a reconnect) would;
+//   - released: the owner let go, or the grace passed; the node is deleted (in the background
+//     when the lease was lost, the framework closed, or ctx ended first).
+type node struct {
+	fw      *framework.Framework
+	lock    *Lock // the lock that issued it
+	path    string
+	token   *token
+	session *framework.Session // the epoch whose session created the node (its ephemeral owner)
+	sess    int64              // session.ID()
+	since   time.Time          // when it was granted
+
+	ctx       context.Context
+	cancel    context.CancelCauseFunc
+	stopWatch func() bool // detaches the node from its session epoch
+
+	mu       sync.Mutex
+	released bool        // the owner let go, or the grace passed: the node is being deleted
+	grace    *time.Timer // runs while lost and not yet released
+	onEnd    func()      // optional: runs once when the node is released or lost
+	endOnce  sync.Once
+}
+
+// newNode ties a node granted by lock to its session epoch with context.AfterFunc, so no
+// goroutine waits for the epoch while the lock is held. It counts in the lock's
+// IsAcquiredInThisProcess until it ends.
+func newNode(lock *Lock, g grant) *node {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	lock.held.Add(1)
+	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, session: g.session, sess: g.session.ID(),
+		since: time.Now(), ctx: ctx, cancel: cancel, onEnd: func() { lock.held.Add(-1) }}
+	sess := g.session
+	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
+	return n
+}
+
+// lose ends the lease with ErrLockLost, telling the holder first, and starts the loss grace:
+// the node is deleted when the owner releases it or the grace has passed, whichever is first.
+// A session that is known gone (expired, or the framework closed) took the node with it.
+func (n *node) lose(reason error) {
+	n.cancel(fmt.Errorf("%w: %s: %w", ErrLockLost, n.path, reason))
+	if !n.end() {
+		return
+	}
+	n.lock.event(eventLost, n.path, time.Since(n.since), reason)
+	if errors.Is(reason, framework.ErrSessionLost) || errors.Is(reason, framework.ErrClosed) {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.released {
+		n.grace = time.AfterFunc(n.lock.lossGrace(), n.graceOver)
+	}
+}
+
+// graceOver deletes the node of a lost lease whose owner has not released it within the grace:
+// the lock must not stay blocked for ever behind a holder that never lets go.
+func (n *node) graceOver() {
+	n.mu.Lock()
+	if n.released {
+		n.mu.Unlock()
+		return
+	}
+	n.released = true
+	n.mu.Unlock()
+	n.fw.Logger().Warn("recipes: a lost lease was not released within its grace; deleting its node",
+		"path", n.path, "grace", n.lock.lossGrace())
+	n.fw.DeleteInBackground(n.path)
+}
+
+// end runs onEnd once, and reports whether this call did.
+func (n *node) end() bool {
+	first := false
+	n.endOnce.Do(func() {
+		first = true
+		n.onEnd()
+	})
+	return first
+}
+
+// release lets go of the node. A held node is deleted with a guaranteed delete bounded by ctx:
+// if ctx ends first the delete goes on in the background and the error says so. A lost node
+// (or one whose framework closed) is deleted in the background and release returns nil at once.
+func (n *node) release(ctx context.Context) error {
+	if err := n.session.Err(); err != nil {
+		n.lose(err) // the epoch ended and its callback has not run yet
+	}
+	n.mu.Lock()
+	already := n.released
+	n.released = true
+	if n.grace != nil {
+		n.grace.Stop()
+	}
+	n.mu.Unlock()
+	n.stopWatch()
+	n.cancel(releasedError(n.path))
+	if n.end() {
+		n.lock.event(eventReleased, n.path, time.Since(n.since), nil)
+	}
+	switch {
+	case errors.Is(context.Cause(n.ctx), ErrLockLost):
+		if !already {
+			n.fw.DeleteInBackground(n.path)
+		}
+		return nil
+	case ctx.Err() != nil:
+		n.fw.DeleteInBackground(n.path)
+		return fmt.Errorf("recipes: release %s: the delete goes on in the background: %w", n.path, ctx.Err())
+	}
+	err := n.fw.Delete(ctx, n.path, framework.Guaranteed())
+	switch {
+	case err == nil, errors.Is(err, framework.ErrNoNode), errors.Is(err, framework.ErrClosed):
+		return nil // a closed framework's session end deletes the node
+	case ctx.Err() != nil:
+		return fmt.Errorf("recipes: release %s: the delete goes on in the background: %w", n.path, err)
+	}
+	return fmt.Errorf("recipes: release %s: %w", n.path, err)
+}
+
+// discard releases the node as a cleanup (see cleanupContext), never an error the caller must
+// handle: what does not finish in time goes on in the background.
+func (n *node) discard(ctx context.Context) {
+	dctx, cancel := cleanupContext(ctx, n.fw)
+	defer cancel()
+	if err := n.release(dctx); err != nil {
+		n.fw.Logger().Debug("recipes: cleanup delete continues in the background", "path", n.path, "err", err)
+	}
+}
+
+// cleanupContext bounds a cleanup (a failed acquire's rollback, the semaphore's internal mutex):
+// a round trip's allowance (abandonWait) while the framework is connected, even once ctx has
+// ended, so that on a healthy connection nothing of a failed acquire is left when it returns;
+// nothing at all while it is not, so that a partition never holds up the caller. Either way the
+// guaranteed delete goes on in the background.
+func cleanupContext(ctx context.Context, fw *framework.Framework) (context.Context, context.CancelFunc) {
+	if ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	c, cancel := context.WithTimeout(ctx, abandonWait)
+	if !fw.State().IsConnected() {
+		cancel()
+	}
+	return c, cancel
+}
