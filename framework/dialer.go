@@ -29,6 +29,11 @@ type connTracker struct {
 	creates map[string][]chan struct{} // awaitCreate's waiters, by the path of the create
 	waiting atomic.Int32               // len(creates): writes parse nothing while it is 0
 
+	// lastRead is when a socket last returned bytes (monoNow; 0: never). heardAfter, set before
+	// the first dial, is told the silence before each such read, before lastRead moves on.
+	lastRead   atomic.Int64
+	heardAfter func(silent time.Duration)
+
 	gate     atomic.Pointer[chan struct{}] // open once go-zookeeper re-sent the watches (setwatches.go)
 	resent   atomic.Int64                  // setWatches requests written (setwatches.go)
 	gateOnce sync.Mutex
@@ -58,7 +63,7 @@ func (t *connTracker) Dial(network, address string, timeout time.Duration) (net.
 		return nil, err
 	}
 	tc := &trackedConn{Conn: c, t: t}
-	tc.r = bufio.NewReaderSize(c, readBufferSize)
+	tc.r = bufio.NewReaderSize(socketReader{c: c, t: t}, readBufferSize)
 	t.mu.Lock()
 	t.conns[tc] = struct{}{}
 	t.mu.Unlock()
@@ -103,6 +108,31 @@ type trackedConn struct {
 	net.Conn
 	t *connTracker
 	r *bufio.Reader // only go-zookeeper's receiving goroutine reads
+}
+
+// socketReader is what the buffer reads from: the socket, noting the time of each read that
+// returns bytes (one clock reading per read system call, not per frame).
+type socketReader struct {
+	c net.Conn
+	t *connTracker
+}
+
+func (r socketReader) Read(p []byte) (int, error) {
+	n, err := r.c.Read(p)
+	if n > 0 {
+		r.t.heard()
+	}
+	return n, err
+}
+
+// heard records a read from a server, first telling heardAfter how long the silence before it
+// was: bytes that waited in the kernel through a pause of this process must not hide that pause.
+func (t *connTracker) heard() {
+	now := monoNow()
+	if last := t.lastRead.Load(); last != 0 && t.heardAfter != nil {
+		t.heardAfter(time.Duration(now - last))
+	}
+	t.lastRead.Store(now)
 }
 
 // Read reads through the buffer. The load of resent orders what go-zookeeper's receive loop

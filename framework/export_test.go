@@ -41,3 +41,7 @@ func SetCreateHooks(f *Framework, created, delivered func(), collect func(ctx co
 	f.createHooks.Store(&createHooks{created: created, delivered: delivered, collect: collect})
 	return func() { f.createHooks.Store(nil) }
 }
+
+// SetSilence makes f's last read from a server look d old, as if the process had been paused
+// for d since: the next deadline check (Session.Err, its timer, the next read) sees the silence.
+func SetSilence(f *Framework, d time.Duration) { f.sockets.lastRead.Store(monoNow() - int64(d)) }

@@ -72,7 +72,9 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 	f.bgCtx, f.bgCancel = context.WithCancel(context.Background())
 	f.retryNotify = []retry.DoOption{retry.WithNotify(f.notifyRetry)}
 	f.st = stateMachine{policy: cfg.errorPolicy, timeout: f.sessionTimeout, post: f.posted,
-		log: func(msg string, args ...any) { f.log.Warn(msg, args...) }}
+		log:      func(msg string, args ...any) { f.log.Warn(msg, args...) },
+		lastRead: func() int64 { return f.sockets.lastRead.Load() }, // sockets exist before any session
+		cut:      func() { f.sockets.closeAll() }}
 	f.st.init()
 	if cfg.tracer != nil {
 		f.hub.add(func(s ConnectionState) { cfg.tracer(Trace{Kind: TraceState, Name: s.String(), State: s}) })
@@ -105,6 +107,7 @@ func (f *Framework) connect(servers []string) error {
 	}
 	f.servers = slices.Clone(servers)
 	f.sockets = newConnTracker(f.cfg.dialer, f.log)
+	f.sockets.heardAfter = f.st.heardAfter
 	all = append(all, zk.WithDialer(f.sockets.Dial))
 	all = append(all, f.cfg.zkOptions...)
 	// connOption is unexported: forward every option through one function literal.

@@ -4,31 +4,38 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Session is one session epoch: from a Connected/Reconnected until the error policy says the epoch
-// is over (StandardPolicy: Suspended or Lost; SessionPolicy: Lost only) or the Framework closes.
-// A lock acquired in an epoch is only trustworthy while the epoch's Done is open. Safe for
-// concurrent use.
+// is over (StandardPolicy: Suspended or Lost; SessionPolicy: Lost only), the connection has been
+// silent past its deadline (see Err), or the Framework closes. A lock acquired in an epoch is only
+// trustworthy while the epoch's Done is open. Safe for concurrent use.
 type Session struct {
 	id     int64
 	done   chan struct{}
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// check, nil for the placeholder epoch, ends the epoch if the connection has been silent
+	// past its deadline (deadline.go).
+	check func(*Session)
 
-	mu  sync.Mutex
-	err error
+	mu    sync.Mutex
+	err   error
+	timer *time.Timer // the deadline timer (deadline.go); stopped when the epoch ends
 }
 
-func newSession(id int64) *Session {
+func newSession(id int64, check func(*Session)) *Session {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &Session{id: id, done: make(chan struct{}), ctx: ctx, cancel: cancel}
+	return &Session{id: id, done: make(chan struct{}), ctx: ctx, cancel: cancel, check: check}
 }
 
 // ID returns the ZooKeeper session id of this epoch.
 func (s *Session) ID() int64 { return s.id }
 
-// Done returns a channel that closes when the epoch ends.
+// Done returns a channel that closes when the epoch ends. A timer closes it once the connection
+// has been silent past the deadline that Err checks, even if nobody calls Err (as soon as the
+// runtime lets the timer fire: right after a paused process resumes).
 func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Context returns a context cancelled when the epoch ends, with Err as its cause: a parent for
@@ -37,7 +44,26 @@ func (s *Session) Context() context.Context { return s.ctx }
 
 // Err returns nil while the epoch is live; afterwards an error wrapping ErrSuspended,
 // ErrSessionLost or ErrClosed, naming the session id.
+//
+// Every call also compares the time since the Framework last read from the server with the
+// point where the connection is given up: 2/3 of the negotiated session timeout under
+// StandardPolicy (where go-zookeeper gives up the connection), the whole session timeout under
+// SessionPolicy (where a server that heard nothing from us has expired the session). Past it,
+// Err ends the epoch at once (Done and Context close, the listeners see Suspended, or Lost
+// under SessionPolicy, and the connection is cut so that go-zookeeper reconnects) and returns
+// the reason, wrapping ErrSuspended (ErrSessionLost under SessionPolicy): it does not wait for
+// go-zookeeper to notice, so a process paused longer than the deadline learns it on its first
+// Err after it resumes.
 func (s *Session) Err() error {
+	if err := s.endErr(); err != nil || s.check == nil {
+		return err
+	}
+	s.check(s)
+	return s.endErr()
+}
+
+// endErr is Err without the deadline check: for the state machine, which holds its lock.
+func (s *Session) endErr() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
@@ -51,10 +77,13 @@ func (s *Session) end(cause error) bool {
 		return false
 	}
 	s.err = fmt.Errorf("%w (session 0x%x)", cause, s.id)
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 	close(s.done)
 	s.cancel(s.err)
 	return true
 }
 
-// ended reports whether the epoch is over.
-func (s *Session) ended() bool { return s.Err() != nil }
+// ended reports whether the epoch is over (without the deadline check).
+func (s *Session) ended() bool { return s.endErr() != nil }

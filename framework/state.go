@@ -46,13 +46,19 @@ func (s ConnectionState) IsConnected() bool {
 }
 
 // stateMachine turns go-zookeeper session events into Curator states and session epochs. Its
-// methods run on go-zookeeper's event callback and on the suspend timer; mu serialises them. It
-// never blocks beyond mu: it closes channels and queues states for the listener hub.
+// methods run on go-zookeeper's event callback, on the suspend timer, and for the epoch's
+// deadline (deadline.go) on its timer, in Session.Err and on socket reads; mu serialises them.
+// It never blocks beyond mu: it closes channels and sockets and queues states for the listener
+// hub, and never calls the connection.
 type stateMachine struct {
 	policy  ErrorPolicy
 	timeout func() time.Duration // the negotiated session timeout, for the Suspended->Lost timer
 	post    func(s ConnectionState, session int64)
 	log     func(msg string, args ...any)
+	// lastRead returns when the Framework last read from a server (monoNow; 0: never), cut
+	// closes the connection: the epoch's deadline (deadline.go). A nil lastRead: no deadline.
+	lastRead func() int64
+	cut      func()
 
 	mu         sync.Mutex
 	state      ConnectionState
@@ -66,7 +72,7 @@ type stateMachine struct {
 }
 
 func (m *stateMachine) init() {
-	m.epoch = newSession(0)
+	m.epoch = newSession(0, nil)
 	m.connected = make(chan struct{})
 }
 
@@ -84,7 +90,7 @@ func (m *stateMachine) onEvent(ev zk.Event, sessionID int64) {
 		m.onDisconnected()
 	case zk.StateExpired:
 		m.stopTimer()
-		m.lose()
+		m.lose(ErrSessionLost)
 	}
 }
 
@@ -93,16 +99,16 @@ func (m *stateMachine) onSession(id int64) {
 	if !m.hadSession {
 		m.hadSession, m.lastID = true, id
 		m.epoch.end(ErrSessionLost) // the placeholder epoch (id 0) handed out before connecting
-		m.epoch = newSession(id)
+		m.epoch = m.newEpoch(id)
 		m.set(Connected)
 		return
 	}
 	if id != m.lastID && m.state != Lost {
-		m.lose() // a new session without an Expired event: the old one is gone
+		m.lose(ErrSessionLost) // a new session without an Expired event: the old one is gone
 	}
 	if m.epoch.ended() || m.epoch.id != id {
 		m.epoch.end(ErrSessionLost)
-		m.epoch = newSession(id)
+		m.epoch = m.newEpoch(id)
 	}
 	m.lastID = id
 	m.set(Reconnected)
@@ -110,11 +116,17 @@ func (m *stateMachine) onSession(id int64) {
 
 func (m *stateMachine) onDisconnected() {
 	if !m.state.IsConnected() {
-		return
+		return // already Suspended (maybe by the deadline, deadline.go) or Lost
 	}
+	m.suspend(ErrSuspended)
+}
+
+// suspend moves to Suspended, ends the epoch with cause under StandardPolicy, and arms the
+// Suspended->Lost timer.
+func (m *stateMachine) suspend(cause error) {
 	m.set(Suspended)
 	if m.policy == StandardPolicy {
-		m.epoch.end(ErrSuspended)
+		m.epoch.end(cause)
 	}
 	m.timerGen++
 	gen := m.timerGen
@@ -130,15 +142,15 @@ func (m *stateMachine) suspendedTooLong(gen int) {
 		return
 	}
 	m.log("suspended longer than the session timeout: session presumed lost")
-	m.lose()
+	m.lose(ErrSessionLost)
 }
 
-// lose moves to Lost (once) and ends the epoch.
-func (m *stateMachine) lose() {
+// lose moves to Lost (once) and ends the epoch with cause (wrapping ErrSessionLost).
+func (m *stateMachine) lose(cause error) {
 	if !m.hadSession || m.state == Lost {
 		return
 	}
-	m.epoch.end(ErrSessionLost)
+	m.epoch.end(cause)
 	m.set(Lost)
 }
 

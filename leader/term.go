@@ -37,8 +37,11 @@ func (t *Term) Done() <-chan struct{} { return t.ctx.Done() }
 // Err returns nil while the term lasts; afterwards why it ended: an error wrapping
 // recipes.ErrLockLost (with the session's reason: framework.ErrSuspended, ErrSessionLost or
 // ErrClosed), or ErrClosed (the recipe was closed), ErrInterrupted or ErrTakeoverReturned.
+//
+// Like the lease's Err, every call while the term looks live checks the session's deadline,
+// so that a process resumed after a pause longer than it learns at once that its term ended.
 func (t *Term) Err() error {
-	if t.ctx.Err() == nil {
+	if t.ctx.Err() == nil && t.lease.Err() == nil { // a lost lease ends t.ctx synchronously
 		return nil
 	}
 	return context.Cause(t.ctx)

@@ -50,7 +50,11 @@ func (n *node) Done() <-chan struct{} { return n.ctx.Done() }
 // Err returns nil while the lease is held; afterwards ErrReleased, or ErrLockLost wrapping
 // the session's reason (framework.ErrSuspended, framework.ErrSessionLost, framework.ErrClosed).
 // It asks the session epoch synchronously, so it reports a loss as soon as the framework
-// knows of it, before Done's callback has run.
+// knows of it, before Done's callback has run; and the epoch (framework.Session.Err) compares
+// the time since the framework last heard from ZooKeeper with the point where the connection is
+// given up: past it, the lease is lost at once, even right after the process resumed from a
+// pause and before go-zookeeper has noticed. Check Err right before each write: a write begun
+// before a pause is what the fencing token (Token) is for.
 func (n *node) Err() error {
 	if n.ctx.Err() == nil {
 		err := n.session.Err()

@@ -144,8 +144,17 @@ func (ml *MultiLease) Context() context.Context { return ml.ctx }
 func (ml *MultiLease) Leases() []Held { return slices.Clone(ml.leases) }
 
 // Err returns nil while every lease is held, else the reason of the first
-// lease that ended (ErrReleased, or ErrLockLost with the session's reason).
+// lease that ended (ErrReleased, or ErrLockLost with the session's reason). It asks each
+// lease's Err, so a session silent past its deadline ends the set at once (see Lease.Err).
 func (ml *MultiLease) Err() error {
+	if ml.ctx.Err() == nil {
+		for _, l := range ml.leases {
+			if err := l.Err(); err != nil {
+				ml.cancel(err)
+				break
+			}
+		}
+	}
 	if ml.ctx.Err() == nil {
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 var shared *zktest.Cluster
 
 func TestMain(m *testing.M) {
+	runPauseHolderIfChild()
 	os.Exit(zktest.Main(m, &shared, zktest.WithContainerCheckInterval(200*time.Millisecond)))
 }
 
