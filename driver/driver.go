@@ -18,6 +18,11 @@ var (
 	ErrCountTooLow = errors.New("driver: shared maximum below the leases asked for")
 	// ErrBadCount reports input data that is not a count in Curator's SharedCount encoding.
 	ErrBadCount = errors.New("driver: malformed shared count")
+	// ErrKeyOrder is returned (wrapped, naming both nodes) by CheckGrant when a driver's sort
+	// key puts our node ahead of a contender created before it. Contenders whose keys differ (a
+	// lock name per instance, two recipes on one path) each find themselves first, so such a
+	// grant would not be exclusive; the loop refuses it.
+	ErrKeyOrder = errors.New("driver: the sort key disagrees with the order the contenders were created in")
 )
 
 // Lock names used by Curator 5.x in contender node names.

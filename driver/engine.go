@@ -79,3 +79,53 @@ func KeyAfter(child, lockName string) string {
 func rwSortKey(child string) string {
 	return KeyAfter(KeyAfter(child, ReadLockName), WriteLockName)
 }
+
+// sequenceDigits is the width of the counter ZooKeeper appends to a sequential node's name.
+const sequenceDigits = 10
+
+// SequenceKey is a sort key that every contender shares, whatever its lock name: the 10-digit
+// sequence ZooKeeper appended to a sequential node's name, so children sort in the order they
+// were created. A name that does not end in 10 digits is its own key (and sorts after every
+// sequence). Use it when contenders of one directory may name their nodes differently.
+func SequenceKey(child string) string {
+	if seq, ok := sequenceOf(child); ok {
+		return seq
+	}
+	return child
+}
+
+// sequenceOf returns the trailing 10 digits of name, if it has them.
+func sequenceOf(name string) (string, bool) {
+	if len(name) < sequenceDigits {
+		return "", false
+	}
+	seq := name[len(name)-sequenceDigits:]
+	for i := 0; i < len(seq); i++ {
+		if seq[i] < '0' || seq[i] > '9' {
+			return "", false
+		}
+	}
+	return seq, true
+}
+
+// CheckGrant refuses a grant that jumps the queue: it returns an error wrapping ErrKeyOrder
+// when a contender created before ours (a smaller sequence) sorts after ours in v. Then the
+// driver's key is not one that every contender shares, and each may decide it holds. Nodes
+// without a sequence (a fixed name) are not compared. It costs one pass over the nodes after
+// ours; the acquire loop calls it once per grant.
+func CheckGrant(v View) error {
+	if !inRange(v) {
+		return nil
+	}
+	ours, ok := sequenceOf(v.Sorted[v.Index])
+	if !ok {
+		return nil
+	}
+	for _, c := range v.Sorted[v.Index+1:] {
+		if seq, ok := sequenceOf(c); ok && seq < ours {
+			return fmt.Errorf("%w: %q sorts before %q, created earlier: give every contender one sort key (driver.SequenceKey)",
+				ErrKeyOrder, v.Sorted[v.Index], c)
+		}
+	}
+	return nil
+}

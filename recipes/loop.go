@@ -109,12 +109,10 @@ func (c *contender) step(ctx context.Context, children []string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	dec, _, err := driver.Evaluate(c.drv, children, c.name, input)
+	dec, err := c.evaluate(children, input)
 	switch {
 	case err != nil:
-		return false, fmt.Errorf("%w: %s", err, c.path)
-	case dec.Err != nil:
-		return false, fmt.Errorf("%s: %w", c.path, dec.Err)
+		return false, err
 	case dec.Holds:
 		return true, nil
 	case c.try:
@@ -140,6 +138,23 @@ func (c *contender) step(ctx context.Context, children []string) (bool, error) {
 		return c.waitDir(ctx, changed)
 	}
 	return c.waitFor(ctx, dec, changed)
+}
+
+// evaluate asks the driver about children, and refuses a grant (or a grant on the watched
+// node's deletion) that would jump the queue: see driver.CheckGrant.
+func (c *contender) evaluate(children []string, input []byte) (driver.Decision, error) {
+	dec, v, err := driver.Evaluate(c.drv, children, c.name, input)
+	switch {
+	case err != nil:
+		return dec, fmt.Errorf("%w: %s", err, c.path)
+	case dec.Err != nil:
+		return dec, fmt.Errorf("%s: %w", c.path, dec.Err)
+	case dec.Holds || dec.GoneHolds:
+		if err := driver.CheckGrant(v); err != nil {
+			return dec, fmt.Errorf("%s: %w", c.lock.path, err)
+		}
+	}
+	return dec, nil
 }
 
 // ours reports whether name is a node of a lease of l that still stands.
@@ -184,12 +199,10 @@ func (c *contender) waitDir(ctx context.Context, changed context.Context) (bool,
 	if err != nil {
 		return false, err
 	}
-	now, _, err := driver.Evaluate(c.drv, kids, c.name, input)
+	now, err := c.evaluate(kids, input)
 	switch {
 	case err != nil:
-		return false, fmt.Errorf("%w: %s", err, c.path)
-	case now.Err != nil:
-		return false, fmt.Errorf("%s: %w", c.path, now.Err)
+		return false, err
 	case now.Holds:
 		return true, nil
 	}
