@@ -123,9 +123,22 @@ func CheckGrant(v View) error {
 	}
 	for _, c := range v.Sorted[v.Index+1:] {
 		if seq, ok := sequenceOf(c); ok && seq < ours {
-			return fmt.Errorf("%w: %q sorts before %q, created earlier: give every contender one sort key (driver.SequenceKey)",
-				ErrKeyOrder, v.Sorted[v.Index], c)
+			return &OrderError{Ours: v.Sorted[v.Index], Earlier: c}
 		}
 	}
 	return nil
 }
+
+// OrderError is CheckGrant's error: Ours sorts before Earlier, a contender created before it.
+// It matches ErrKeyOrder with errors.Is.
+type OrderError struct {
+	Ours, Earlier string // child names
+}
+
+func (e *OrderError) Error() string {
+	return fmt.Sprintf("%v: %q sorts before %q, created earlier: give every contender one sort key (driver.SequenceKey)",
+		ErrKeyOrder, e.Ours, e.Earlier)
+}
+
+// Unwrap returns ErrKeyOrder.
+func (e *OrderError) Unwrap() error { return ErrKeyOrder }

@@ -228,8 +228,8 @@ func (e *election) pause(ctx context.Context, changed <-chan struct{}, err error
 	if ctx.Err() != nil {
 		return false
 	}
-	if errors.Is(err, framework.ErrClosed) {
-		e.stopped(err)
+	if errors.Is(err, framework.ErrClosed) || errors.Is(err, driver.ErrKeyOrder) {
+		e.stopped(err) // closed, or another recipe owns the path (recipes.ErrMixedRecipes): never lead
 		return false
 	}
 	e.fw.Logger().Warn("leader: could not enter the election; trying again after the next reconnect",

@@ -22,6 +22,11 @@ var (
 	// ErrForeignLease is returned when a lease is given to a lock it does not
 	// belong to (ReadLock.Downgrade with another lock's lease).
 	ErrForeignLease = errors.New("recipes: lease belongs to another lock")
+	// ErrMixedRecipes is returned by an acquire that finds, in its lock directory, a contender
+	// of another recipe (a LeaderLatch's "latch-" node beside a mutex's "lock-" nodes, say)
+	// that it would overtake: each would find itself first, so both would lead or hold. The
+	// message names the other recipe and its node. It also matches driver.ErrKeyOrder.
+	ErrMixedRecipes = errors.New("recipes: the lock path holds contenders of another recipe")
 	// ErrInvalidArgument reports a bad parameter (a count, a maximum, a set of
 	// paths); the message names it.
 	ErrInvalidArgument = errors.New("recipes: invalid argument")

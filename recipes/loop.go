@@ -151,7 +151,7 @@ func (c *contender) evaluate(children []string, input []byte) (driver.Decision, 
 		return dec, fmt.Errorf("%s: %w", c.path, dec.Err)
 	case dec.Holds || dec.GoneHolds:
 		if err := driver.CheckGrant(v); err != nil {
-			return dec, fmt.Errorf("%s: %w", c.lock.path, err)
+			return dec, c.lock.orderError(err)
 		}
 	}
 	return dec, nil
@@ -298,3 +298,17 @@ func (l *Lock) nodeData() []byte { return l.opts.data }
 
 // processIdentity is NewIdentity("").Encode(), computed once.
 var processIdentity = sync.OnceValue(func() []byte { return NewIdentity("").Encode() })
+
+// orderError explains a grant that CheckGrant refused: when the node we would overtake belongs
+// to a recipe other than ours (from its name), ErrMixedRecipes names that recipe.
+func (l *Lock) orderError(err error) error {
+	var oe *driver.OrderError
+	if errors.As(err, &oe) {
+		theirs, ours := RecipeOf(oe.Earlier), RecipeOf(oe.Ours)
+		if theirs != ours {
+			return fmt.Errorf("%w: %s holds %s node %s, and this %s would overtake it: %w",
+				ErrMixedRecipes, l.path, theirs, oe.Earlier, ours, err)
+		}
+	}
+	return fmt.Errorf("%s: %w", l.path, err)
+}
