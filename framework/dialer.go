@@ -77,7 +77,7 @@ func (t *connTracker) noServer(servers []string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.failed) == 0 {
-		return strings.Join(servers, ", ") + " (connected, but no session)"
+		return strings.Join(servers, ", ") + " (no session yet: connecting, or connected and refused a session)"
 	}
 	parts := make([]string, 0, len(t.failed))
 	for _, addr := range slices.Sorted(maps.Keys(t.failed)) {

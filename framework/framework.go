@@ -186,13 +186,20 @@ func (f *Framework) sessionTimeout() time.Duration {
 	return f.cfg.sessionTimeout
 }
 
+// notConnected is the error of a wait for a connection that ctx ended: it wraps both ctx's error
+// and ErrNoServer, and names the addresses tried and why.
+func (f *Framework) notConnected(ctxErr error) error {
+	return fmt.Errorf("framework: not connected: tried %s: %w (%w)", f.sockets.noServer(f.servers), ErrNoServer, ctxErr)
+}
+
 // SessionTimeout returns the session timeout the server negotiated, or the requested one (see
 // WithSessionTimeout) before the first session: the time a silent client keeps its session and
 // its ephemeral nodes.
 func (f *Framework) SessionTimeout() time.Duration { return f.sessionTimeout() }
 
-// WaitConnected blocks until the Framework has a session, ctx ends (ctx.Err()) or it is closed
-// (ErrClosed).
+// WaitConnected blocks until the Framework has a session, ctx ends or it is closed (ErrClosed).
+// When ctx ends first the error matches both ctx's error and ErrNoServer with errors.Is, and
+// names each address tried and why it failed (refused, timed out, connected but no session).
 func (f *Framework) WaitConnected(ctx context.Context) error {
 	if ctx == nil {
 		return ErrNilContext
@@ -208,7 +215,7 @@ func (f *Framework) WaitConnected(ctx context.Context) error {
 		select {
 		case <-connected:
 		case <-ctx.Done():
-			return ctx.Err()
+			return f.notConnected(ctx.Err())
 		case <-f.quit:
 			return ErrClosed
 		}

@@ -59,3 +59,30 @@ func TestWrongAddressFailsLoudly(t *testing.T) {
 		})
 	}
 }
+
+// Issue 17.5: a wrong port made WaitConnected wait for its whole ctx and return a bare
+// "context deadline exceeded". It now names the address and why, matching both ErrNoServer and
+// the ctx's error; an operation that ran out of ctx waiting for a connection says the same.
+func TestWaitConnectedSaysWhy(t *testing.T) {
+	addr := closedPort(t)
+	f, err := framework.New([]string{addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	err = f.WaitConnected(ctx)
+	if !errors.Is(err, framework.ErrNoServer) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitConnected = %v, want ErrNoServer and DeadlineExceeded", err)
+	}
+	if !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("WaitConnected = %q, want the address %s and why", err, addr)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel2()
+	_, err = f.Exists(ctx2, "/x")
+	if !errors.Is(err, framework.ErrNoServer) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), addr) {
+		t.Fatalf("Exists = %v, want ErrNoServer and DeadlineExceeded naming %s", err, addr)
+	}
+}

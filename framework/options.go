@@ -156,7 +156,10 @@ func WithErrorPolicy(p ErrorPolicy) Option {
 }
 
 // WithLogger sets the logger (default: discard). go-zookeeper's own log lines go to it at debug level;
-// each failed connect attempt is logged at warn level with its address.
+// each failed connect attempt is logged at warn level with its address. The default stays silent, not
+// slog.Default(): a connection that keeps failing would otherwise write a line per attempt into every
+// application's log, and what a caller needs is already in the errors (WaitConnected and every
+// operation name the addresses tried and why, matching ErrNoServer).
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) {
 		if l == nil {

@@ -81,7 +81,7 @@ func (f *Framework) waitConnectedBounded(ctx context.Context) error {
 		select {
 		case <-connected:
 		case <-ctx.Done():
-			return ctx.Err()
+			return f.notConnected(ctx.Err())
 		case <-f.quit:
 			return ErrClosed
 		case <-timer.C:
