@@ -10,7 +10,8 @@ const globalFlagsHelp = `Global flags (before or after the command):
   --servers host:port,...   ZooKeeper servers (default: $ZK_SERVERS)
   --namespace NS            prefix every path with /NS, as Curator's namespace
   --auth user:password      authenticate with the digest scheme
-  --session-timeout D       requested session timeout (default 10s)
+  --session-timeout D       requested session timeout (default 10s); exec's and
+                            elect's --kill-grace default to a quarter of it
   --connect-timeout D       give up when no session exists after D (default 15s)
   --verbose                 print the session id, connection states and lock events
   --error-policy P          when a held lock counts as lost: standard (on Suspended,
