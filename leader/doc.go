@@ -22,10 +22,13 @@
 // default) on Suspended, when the connection drops, which is before the server can expire the
 // session and let another candidate lead; under the Session policy on Lost only. The leader
 // learns it first through Term.Done (and HasLeadership turns false), then through the
-// listeners. A latch that lost leadership deletes its node and re-enters the election by
-// itself with a new one (at the back of the queue: unlike Curator, which keeps a suspended
-// leader's node, a term that was told to stop never resumes); a selector re-enters when
-// AutoRequeue is set.
+// listeners. A latch that lost leadership deletes its node at once (the delete reaches the
+// server when the connection is back, as Curator's reset) and re-enters the election by
+// itself with a new one (at the back of the queue: a term that was told to stop never
+// resumes). A selector keeps a lost term's node, while the session lives, until its takeover
+// function has returned or the loss grace (WithLossGrace, default the session timeout) has
+// passed, so a reset never makes two takeovers run at once; it re-enters when AutoRequeue is
+// set.
 //
 // Every term carries a fencing token (Term.Token, the czxid of its node) and a guard for
 // transactions (Term.Guard).

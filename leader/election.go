@@ -36,13 +36,13 @@ type election struct {
 	unwatch func()        // removes the connection-state listener
 }
 
-// newElection builds the lock of path with drv; the node's data is data unless nil (then the
-// framework's default data). A latch passes its id even when empty: Curator stores empty data.
-func newElection(fw *framework.Framework, path, id string, drv driver.Driver, data []byte) (*election, error) {
+// newElection builds the lock of path with drv and opts; the node's data is data unless nil
+// (then the framework's default data). A latch passes its id even when empty: Curator stores
+// empty data.
+func newElection(fw *framework.Framework, path, id string, drv driver.Driver, data []byte, opts ...recipes.LockOption) (*election, error) {
 	if fw == nil {
 		return nil, fmt.Errorf("%w: nil framework", ErrInvalidArgument)
 	}
-	var opts []recipes.LockOption
 	if data != nil {
 		opts = append(opts, recipes.WithNodeData(data))
 	}

@@ -37,6 +37,9 @@ func NewLatch(fw *framework.Framework, path string, opts ...Option) (*LeaderLatc
 	if o.autoRequeue {
 		return nil, fmt.Errorf("%w: a latch always re-enters; WithAutoRequeue is for a selector", ErrInvalidArgument)
 	}
+	if o.graceSet {
+		return nil, fmt.Errorf("%w: a latch deletes a lost term's node at once; WithLossGrace is for a selector", ErrInvalidArgument)
+	}
 	e, err := newElection(fw, path, o.id, driver.Standard(LatchLockName, 1), append([]byte{}, o.id...))
 	if err != nil {
 		return nil, err

@@ -252,6 +252,7 @@ func TestLatchBadArguments(t *testing.T) {
 		{"nil option", fw, "/x", []leader.Option{nil}, leader.ErrInvalidArgument},
 		{"bad close mode", fw, "/x", []leader.Option{leader.WithCloseMode(7)}, leader.ErrInvalidArgument},
 		{"auto requeue", fw, "/x", []leader.Option{leader.WithAutoRequeue()}, leader.ErrInvalidArgument},
+		{"loss grace", fw, "/x", []leader.Option{leader.WithLossGrace(time.Second)}, leader.ErrInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := leader.NewLatch(tc.fw, tc.path, tc.opts...); !errors.Is(err, tc.want) {

@@ -1,6 +1,11 @@
 package leader
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/recipes"
+)
 
 // CloseMode says whether closing a latch that leads tells its listeners (Curator's CloseMode).
 type CloseMode int
@@ -45,6 +50,8 @@ type options struct {
 	closeMode   CloseMode
 	modeSet     bool
 	autoRequeue bool
+	grace       time.Duration
+	graceSet    bool
 	err         error
 }
 
@@ -75,6 +82,29 @@ func WithCloseMode(m CloseMode) Option {
 // always re-enters.
 func WithAutoRequeue() Option {
 	return func(o *options) { o.autoRequeue = true }
+}
+
+// WithLossGrace sets how long the node of a selector's lost term is kept, while its session
+// lives, for the takeover function to return (default: the framework's session timeout; see
+// recipes.WithLossGrace). The term's context is cancelled at the loss either way; the grace
+// only bounds how long the next candidate waits for a takeover that does not return. A latch
+// refuses it: it deletes a lost term's node at once and re-enters, as Curator's reset does. A
+// negative grace is ErrInvalidArgument.
+func WithLossGrace(d time.Duration) Option {
+	return func(o *options) {
+		if d < 0 {
+			o.fail("loss grace %v, want >= 0", d)
+		}
+		o.grace, o.graceSet = d, true
+	}
+}
+
+// lockOptions are the lock options o asks for.
+func (o *options) lockOptions() []recipes.LockOption {
+	if !o.graceSet {
+		return nil
+	}
+	return []recipes.LockOption{recipes.WithLossGrace(o.grace)}
 }
 
 // build applies opts and refuses nil ones.

@@ -22,7 +22,8 @@ type TakeoverFunc func(ctx context.Context, term *Term) error
 // runs the takeover function; when it returns, the node is deleted and the next candidate
 // leads. A term lost with the connection cancels the takeover's context at once, but the node
 // stays (while the session lives) until the takeover has returned, or the lock's loss grace
-// (the session timeout) has passed: a blip never makes two takeovers run at once. With
+// (the session timeout, or WithLossGrace) has passed: a blip never makes two takeovers run at
+// once. With
 // WithAutoRequeue the selector queues again after every term; otherwise call
 // Requeue.
 //
@@ -35,8 +36,8 @@ type LeaderSelector struct {
 }
 
 // NewSelector returns a selector on the election path that runs takeover when it leads
-// (options: WithID, WithAutoRequeue). It does no I/O. A nil framework or takeover, an invalid
-// path or a bad option is an error naming it.
+// (options: WithID, WithAutoRequeue, WithLossGrace). It does no I/O. A nil framework or
+// takeover, an invalid path or a bad option is an error naming it.
 func NewSelector(fw *framework.Framework, path string, takeover TakeoverFunc, opts ...Option) (*LeaderSelector, error) {
 	o, err := build(opts)
 	if err != nil {
@@ -52,7 +53,7 @@ func NewSelector(fw *framework.Framework, path string, takeover TakeoverFunc, op
 	if o.id != "" {
 		data = []byte(o.id)
 	}
-	e, err := newElection(fw, path, o.id, driver.Exclusive(), data)
+	e, err := newElection(fw, path, o.id, driver.Exclusive(), data, o.lockOptions()...)
 	if err != nil {
 		return nil, err
 	}

@@ -273,6 +273,7 @@ func TestSelectorBadArguments(t *testing.T) {
 		{"nil takeover", fw, nil, nil, leader.ErrInvalidArgument},
 		{"close mode", fw, noop, []leader.Option{leader.WithCloseMode(leader.CloseNotifyLeader)}, leader.ErrInvalidArgument},
 		{"nil option", fw, noop, []leader.Option{nil}, leader.ErrInvalidArgument},
+		{"negative loss grace", fw, noop, []leader.Option{leader.WithLossGrace(-time.Second)}, leader.ErrInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := leader.NewSelector(tc.fw, "/x", tc.fn, tc.opts...); !errors.Is(err, tc.want) {

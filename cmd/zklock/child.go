@@ -59,15 +59,14 @@ func (c *child) exitCode() int {
 
 // stopLeftovers ends what is left of the process group once its leader
 // exited (a command's background jobs must not outlive the lock): SIGTERM,
-// then SIGKILL after grace. It polls, as a process group cannot be waited
+// then SIGKILL at deadline. It polls, as a process group cannot be waited
 // on from outside.
-func (c *child) stopLeftovers(grace time.Duration) {
+func (c *child) stopLeftovers(deadline time.Time) {
 	pgid := c.cmd.Process.Pid
 	if syscall.Kill(-pgid, 0) != nil {
 		return
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		if syscall.Kill(-pgid, 0) != nil {

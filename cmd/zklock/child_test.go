@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -16,6 +18,9 @@ import (
 //	interval F D     print "ready", hold for D, append "start end" (unix ns) to F
 //	wait             print "ready PID", wait for SIGINT/SIGTERM, print "got SIG", exit 3
 //	ignore           print "ready PID", ignore SIGTERM and SIGINT, wait for ever
+//	guard DIR NAME S record a start in DIR (see childGuard), print "ready PID", wait for
+//	                 SIGINT/SIGTERM, print "got SIG", then take S to stop (write DIR/NAME.end,
+//	                 exit 3); S "never": keep ignoring signals until SIGKILL
 func testChild(args []string) int {
 	if len(args) == 0 {
 		return 99
@@ -41,6 +46,8 @@ func testChild(args []string) int {
 		signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
 		fmt.Printf("ready %d\n", os.Getpid())
 		select {}
+	case "guard":
+		return childGuard(args[1], args[2], args[3])
 	}
 	return 99
 }
@@ -63,4 +70,54 @@ func childInterval(file, hold string) int {
 		return 96
 	}
 	return 0
+}
+
+// childGuard is a command that checks, as it starts, that no other command of the same DIR
+// still runs: it writes DIR/NAME.pid, then DIR/NAME.start with its start time (unix ns) and a
+// line "overlap OTHER PID" for every other DIR/OTHER.pid whose process has not exited. Once
+// told to stop (SIGINT/SIGTERM) it takes stop to do it, writes DIR/NAME.end with the time and
+// exits 3; stop "never" keeps catching signals until a SIGKILL ends it.
+func childGuard(dir, name, stop string) int {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	start := time.Now()
+	if writeFile(filepath.Join(dir, name+".pid"), fmt.Sprintln(os.Getpid())) != nil {
+		return 97
+	}
+	report := fmt.Sprintln(start.UnixNano())
+	pids, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
+	for _, f := range pids {
+		other := strings.TrimSuffix(filepath.Base(f), ".pid")
+		data, err := os.ReadFile(f)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		if other != name && err == nil && pid > 0 && !gone(pid) {
+			report += fmt.Sprintf("overlap %s %d\n", other, pid)
+		}
+	}
+	if writeFile(filepath.Join(dir, name+".start"), report) != nil {
+		return 97
+	}
+	fmt.Printf("ready %d\n", os.Getpid())
+	fmt.Printf("got %v\n", <-sigs)
+	if stop == "never" {
+		select {}
+	}
+	d, err := time.ParseDuration(stop)
+	if err != nil {
+		return 98
+	}
+	time.Sleep(d) // the command's own clean-up after SIGTERM
+	if writeFile(filepath.Join(dir, name+".end"), fmt.Sprintln(time.Now().UnixNano())) != nil {
+		return 97
+	}
+	return 3
+}
+
+// writeFile writes data to path whole: readers see the old file or the new one, never a part.
+func writeFile(path, data string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(data), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -17,7 +17,7 @@ import (
 // electOptions are elect's own flags.
 type electOptions struct {
 	id        string
-	killGrace time.Duration
+	killGrace graceFlag
 	path      string
 	argv      []string
 }
@@ -44,6 +44,7 @@ func runElect(ctx context.Context, g *globals, args []string, io stdio) error {
 	ran := make(chan struct{})
 	result := make(chan outcome, 1)
 	once := sync.OnceFunc(func() { close(ran) })
+	kill := killGrace(o.killGrace, fw.SessionTimeout(), g.verbose, io.err)
 	takeover := func(tctx context.Context, t *leader.Term) error {
 		select {
 		case <-ran: // a later term (the selector requeues until closed): resign at once
@@ -51,14 +52,17 @@ func runElect(ctx context.Context, g *globals, args []string, io stdio) error {
 		default:
 		}
 		once()
-		result <- lead(ctx, fw, t, o, g.verbose, io)
+		result <- lead(ctx, fw, t, o, kill, g.verbose, io)
 		<-tctx.Done() // keep the node until runElect closes the selector
 		return nil
 	}
 	// WithAutoRequeue: an entry that fails during an outage is retried at the
 	// next reconnect instead of leaving us waiting for ever; a later term
 	// resigns at once (above) and resign closes the selector.
-	sel, err := leader.NewSelector(fw, o.path, takeover, leader.WithID(o.id), leader.WithAutoRequeue())
+	// WithLossGrace: a term lost with a connection that comes back keeps its
+	// node until the command has exited (see lossGrace).
+	sel, err := leader.NewSelector(fw, o.path, takeover, leader.WithID(o.id), leader.WithAutoRequeue(),
+		leader.WithLossGrace(lossGrace(fw.SessionTimeout(), kill)))
 	if err != nil {
 		return fmt.Errorf("elect %s: %w", o.path, err)
 	}
@@ -104,7 +108,7 @@ func awaitOutcome(ctx context.Context, ran <-chan struct{}, result <-chan outcom
 
 // lead runs the command for term t: with the term's token in its
 // environment, stopped as exec stops it when the term ends.
-func lead(ctx context.Context, fw *framework.Framework, t *leader.Term, o electOptions, verbose bool, io stdio) outcome {
+func lead(ctx context.Context, fw *framework.Framework, t *leader.Term, o electOptions, kill time.Duration, verbose bool, io stdio) outcome {
 	tctx, cancel := context.WithTimeout(t.Context(), tokenTimeout)
 	token, err := t.Token(tctx)
 	cancel()
@@ -116,7 +120,7 @@ func lead(ctx context.Context, fw *framework.Framework, t *leader.Term, o electO
 	}
 	env := []string{"ZKLOCK_PATH=" + o.path, "ZKLOCK_NODE=" + t.Path(),
 		"ZKLOCK_TOKEN=" + strconv.FormatInt(token, 10), "ZKLOCK_ID=" + o.id}
-	code, err := supervise(ctx, t, nil, job{argv: o.argv, killGrace: o.killGrace, what: "leadership"}, env, io)
+	code, err := supervise(ctx, t, nil, job{argv: o.argv, killGrace: kill, what: "leadership"}, env, io)
 	if verbose && err == nil {
 		fmt.Fprintf(io.err, "zklock: resigning the leadership of %s; command exited %d\n", o.path, code)
 	}
@@ -136,13 +140,13 @@ func resign(sel *leader.LeaderSelector, io stdio) {
 
 // parseElect parses elect's arguments: flags and PATH, "--", the command.
 func parseElect(g *globals, args []string) (electOptions, error) {
-	o := electOptions{killGrace: defaultKillGrace, id: defaultElectID()}
+	o := electOptions{id: defaultElectID()}
 	path, argv, err := parseCommandLine(electFlags(g, &o), args, "election PATH")
 	if err != nil {
 		return o, err
 	}
 	o.path, o.argv = path, argv
-	if o.killGrace < 0 {
+	if o.killGrace.d < 0 {
 		return o, errors.New("--kill-grace must not be negative")
 	}
 	return o, nil
@@ -152,7 +156,7 @@ func parseElect(g *globals, args []string) (electOptions, error) {
 func electFlags(g *globals, o *electOptions) *flag.FlagSet {
 	fs := g.flagSet("elect")
 	fs.StringVar(&o.id, "id", o.id, "")
-	fs.DurationVar(&o.killGrace, "kill-grace", o.killGrace, "")
+	fs.Var(&o.killGrace, "kill-grace", "")
 	return fs
 }
 

@@ -20,7 +20,7 @@ type execOptions struct {
 	semaphore   int
 	timeout     time.Duration
 	try         bool
-	killGrace   time.Duration
+	killGrace   graceFlag
 	name        string
 	revocable   bool
 	path        string
@@ -29,9 +29,6 @@ type execOptions struct {
 
 // Defaults of exec's flags.
 const (
-	// defaultKillGrace: time for a command to clean up after SIGTERM, as
-	// systemd's and Docker's stop timeouts give.
-	defaultKillGrace = 10 * time.Second
 	// tokenTimeout bounds reading the fencing token (usually known already).
 	tokenTimeout = 10 * time.Second
 	// releaseTimeout bounds the release after the command exited.
@@ -53,8 +50,9 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 	if g.verbose {
 		fmt.Fprintf(io.err, "zklock: waiting for %s\n", o.path)
 	}
+	kill := killGrace(o.killGrace, fw.SessionTimeout(), g.verbose, io.err)
 	revoked := make(chan struct{})
-	lease, err := acquireFor(ctx, fw, o, sync.OnceFunc(func() { close(revoked) }))
+	lease, err := acquireFor(ctx, fw, o, lossGrace(fw.SessionTimeout(), kill), sync.OnceFunc(func() { close(revoked) }))
 	if err != nil {
 		return acquireErr(ctx, o, err)
 	}
@@ -67,7 +65,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 		fmt.Fprintf(io.err, "zklock: acquired %s (token %d) after %v\n", lease.Path(), token, time.Since(start).Round(time.Millisecond))
 	}
 	env := []string{"ZKLOCK_PATH=" + o.path, "ZKLOCK_NODE=" + lease.Path(), "ZKLOCK_TOKEN=" + strconv.FormatInt(token, 10)}
-	code, runErr := supervise(ctx, lease, revoked, job{argv: o.argv, killGrace: o.killGrace, what: "lock"}, env, io)
+	code, runErr := supervise(ctx, lease, revoked, job{argv: o.argv, killGrace: kill, what: "lock"}, env, io)
 	releaseLease(lease, io)
 	if g.verbose && runErr == nil {
 		fmt.Fprintf(io.err, "zklock: released %s; command exited %d\n", lease.Path(), code)
@@ -80,7 +78,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 
 // parseExec parses exec's arguments: flags and PATH, "--", the command.
 func parseExec(g *globals, args []string) (execOptions, error) {
-	o := execOptions{killGrace: defaultKillGrace}
+	var o execOptions
 	path, argv, err := parseCommandLine(execFlags(g, &o), args, "lock PATH")
 	if err != nil {
 		return o, err
@@ -93,7 +91,7 @@ func parseExec(g *globals, args []string) (execOptions, error) {
 		return o, errors.New("--revocable applies to locks, not to --semaphore leases")
 	case o.semaphore < 0:
 		return o, fmt.Errorf("--semaphore %d: want at least 1", o.semaphore)
-	case o.timeout < 0 || o.killGrace < 0:
+	case o.timeout < 0 || o.killGrace.d < 0:
 		return o, errors.New("--timeout and --kill-grace must not be negative")
 	}
 	return o, nil
@@ -129,7 +127,7 @@ func execFlags(g *globals, o *execOptions) *flag.FlagSet {
 	fs.IntVar(&o.semaphore, "semaphore", 0, "")
 	fs.DurationVar(&o.timeout, "timeout", 0, "")
 	fs.BoolVar(&o.try, "try", false, "")
-	fs.DurationVar(&o.killGrace, "kill-grace", o.killGrace, "")
+	fs.Var(&o.killGrace, "kill-grace", "")
 	fs.StringVar(&o.name, "name", "", "")
 	fs.BoolVar(&o.revocable, "revocable", false, "")
 	return fs
@@ -142,19 +140,20 @@ func btoi(b bool) int {
 	return 0
 }
 
-// acquireFor takes the lock o describes, under --timeout or --try; with
-// --revocable, onRevoke runs when someone asks the holder to release.
-func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, onRevoke func()) (recipes.Held, error) {
-	data := recipes.NewIdentity(o.name).Encode()
+// acquireFor takes the lock o describes, under --timeout or --try, keeping a
+// lost lease's node for grace (see lossGrace); with --revocable, onRevoke
+// runs when someone asks the holder to release.
+func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, grace time.Duration, onRevoke func()) (recipes.Held, error) {
+	opts := []recipes.LockOption{recipes.WithNodeData(recipes.NewIdentity(o.name).Encode()), recipes.WithLossGrace(grace)}
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
 	if o.semaphore > 0 {
-		return acquireLease(ctx, fw, o, data)
+		return acquireLease(ctx, fw, o, opts)
 	}
-	l, err := lockFor(fw, o, data, onRevoke)
+	l, err := lockFor(fw, o, opts, onRevoke)
 	if err != nil {
 		return nil, err
 	}
@@ -165,8 +164,8 @@ func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, onR
 }
 
 // acquireLease takes one lease of a semaphore admitting o.semaphore holders.
-func acquireLease(ctx context.Context, fw *framework.Framework, o execOptions, data []byte) (recipes.Held, error) {
-	s, err := recipes.NewSemaphore(fw, o.path, o.semaphore, recipes.WithLeaseData(data))
+func acquireLease(ctx context.Context, fw *framework.Framework, o execOptions, opts []recipes.SemaphoreOption) (recipes.Held, error) {
+	s, err := recipes.NewSemaphore(fw, o.path, o.semaphore, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -196,8 +195,7 @@ type locker interface {
 	TryAcquire(ctx context.Context) (*recipes.Lease, error)
 }
 
-func lockFor(fw *framework.Framework, o execOptions, data []byte, onRevoke func()) (locker, error) {
-	opts := []recipes.LockOption{recipes.WithNodeData(data)}
+func lockFor(fw *framework.Framework, o execOptions, opts []recipes.LockOption, onRevoke func()) (locker, error) {
 	if o.revocable {
 		opts = append(opts, recipes.WithRevocation(func(*recipes.Lease) { onRevoke() }))
 	}

@@ -29,10 +29,12 @@ type job struct {
 	what      string // "lock" or "leadership", as in "lock lost while CMD ran"
 }
 
-// supervise runs the command while lease lasts and returns its exit code.
-// When the lease ends first, or revoked closes (--revocable), the command's
-// group gets SIGTERM, then SIGKILL after --kill-grace, and the error carries
-// exitLost or exitRevoked.
+// supervise runs the command while lease lasts and returns its exit code,
+// once the command and its whole process group have exited: only then may
+// the caller release the lease. When the lease ends first, or revoked closes
+// (--revocable), the command's group gets SIGTERM, then SIGKILL after
+// --kill-grace (one deadline for the group, leftovers included), and the
+// error carries exitLost or exitRevoked.
 //
 // ctx ends on a signal that arrived before supervise listened: the command
 // is then not started.
@@ -52,19 +54,21 @@ func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job
 	}
 	var ended error // why the command was stopped, with the exit code to report
 	var kill <-chan time.Time
+	var killAt time.Time // when the whole group is killed, once stopping
 	done := lease.Done()
 	stop := func(why error) {
-		ended, kill = why, time.After(o.killGrace)
+		ended, kill, killAt = why, time.After(o.killGrace), time.Now().Add(o.killGrace)
 		fmt.Fprintf(io.err, "zklock: %v; sending SIGTERM to %s\n", why, strings.Join(o.argv, " "))
 		c.signal(syscall.SIGTERM)
 	}
 	for {
 		select {
 		case <-c.done:
-			c.stopLeftovers(o.killGrace)
-			if ended != nil {
+			if ended != nil { // what is left of the group has until the same SIGKILL
+				c.stopLeftovers(killAt)
 				return 0, ended
 			}
+			c.stopLeftovers(time.Now().Add(o.killGrace))
 			return c.exitCode(), nil
 		case s := <-sigs:
 			c.signal(s.(syscall.Signal))

@@ -10,7 +10,8 @@ const globalFlagsHelp = `Global flags (before or after the command):
   --servers host:port,...   ZooKeeper servers (default: $ZK_SERVERS)
   --namespace NS            prefix every path with /NS, as Curator's namespace
   --auth user:password      authenticate with the digest scheme
-  --session-timeout D       requested session timeout (default 10s)
+  --session-timeout D       requested session timeout (default 10s); exec's and
+                            elect's --kill-grace default to a quarter of it
   --connect-timeout D       give up when no session exists after D (default 15s)
   --verbose                 print the session id, connection states and lock events
   --error-policy P          when a held lock counts as lost: standard (on Suspended,
@@ -81,13 +82,22 @@ with CMD's exit code. As CMD is not the terminal's foreground job, a CMD
 that reads the terminal is stopped (SIGTTIN): give it input from a file or
 a pipe.
 
+The lock is released only once CMD and its process group have exited: after
+a connection reset (the session survives) the next holder waits for that.
+After a partition, ZooKeeper expires the session, and the next holder may
+start, about a third of the session timeout after zklock told CMD: the
+default --kill-grace, a quarter of the session timeout, ends CMD before
+then.
+
 Flags:
   --read            take the read lock (shared with other readers)
   --write           take the write lock (exclusive)
   --semaphore N     take one lease of a semaphore admitting N holders
   --timeout D       give up after D (exit 75); default: wait for ever
   --try             give up at once if the lock is busy (exit 73)
-  --kill-grace D    time between SIGTERM and SIGKILL (default 10s)
+  --kill-grace D    time between SIGTERM and SIGKILL (default: a quarter of the
+                    session timeout, 2.5s at 10s; above a third of it, a partition
+                    may let the next holder start first; --verbose warns)
   --name NAME       a name stored in the lock node with host and pid, shown by holders
   --revocable       honour 'zklock revoke' (and Curator's Revoker): stop CMD as on a
                     lost lock, exit 77 (not with --semaphore)
@@ -116,17 +126,24 @@ CMD gets in its environment:
 CMD runs in its own process group, and signals are forwarded to it, as with
 exec. When the leadership may be lost (session Suspended or Lost, per
 --error-policy), CMD's process group gets SIGTERM, then SIGKILL after
---kill-grace, and zklock exits 76: another candidate may lead already. Run
-zklock elect again (under a service manager, say) to become a candidate once
-more. When CMD exits, what is left of its process group is stopped, zklock
-resigns (its node is deleted, the next candidate leads) and exits with
-CMD's exit code. SIGINT or SIGTERM while still a candidate leaves the
-election (exit 130).
+--kill-grace, and zklock exits 76. Run zklock elect again (under a service
+manager, say) to become a candidate once more. When CMD exits, what is left
+of its process group is stopped, zklock resigns (its node is deleted, the
+next candidate leads) and exits with CMD's exit code. SIGINT or SIGTERM
+while still a candidate leaves the election (exit 130).
+
+zklock resigns only once CMD and its process group have exited, after a
+lost leadership too: after a connection reset the next leader waits for
+that. After a partition, ZooKeeper expires the session, and the next leader
+may start, about a third of the session timeout after zklock told CMD: the
+default --kill-grace, a quarter of the session timeout, ends CMD before
+then.
 
 Flags:
   --id ID           the candidate id stored in its node, shown by holders and by
                     Curator's getParticipants (default HOST:PID)
-  --kill-grace D    time between SIGTERM and SIGKILL (default 10s)
+  --kill-grace D    time between SIGTERM and SIGKILL (default: a quarter of the
+                    session timeout, 2.5s at 10s), as for exec
 
 Example:
   zklock elect --id "$(hostname)" /elections/scheduler -- ./scheduler --fence "$ZKLOCK_TOKEN"
