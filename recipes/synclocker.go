@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/retry"
 )
 
 // SyncLocker adapts a lock to sync.Locker, for code that wants one, as etcd's
 // concurrency.NewLocker does. Lock blocks until the lock is held; Unlock releases it. Errors
 // have nowhere to go in that interface: Lock retries a failed acquire (after the framework's
-// retry policy gave up) until it succeeds, and panics only when it never can, because the
+// retry policy gave up), pausing between tries as that policy says, until it succeeds, and panics only when it never can, because the
 // framework was closed. Use Lease to learn when the lock may be lost. Safe for concurrent
 // use; as with sync.Mutex, Unlock may be called from another goroutine than Lock.
 type SyncLocker struct {
@@ -31,8 +34,16 @@ func NewSyncLocker(lock *Lock) (*SyncLocker, error) {
 	return &SyncLocker{lock: lock}, nil
 }
 
-// Lock blocks until the lock is held. It panics if the framework is closed.
+// syncLockerMinPause is the shortest pause between two tries of SyncLocker.Lock: a retry
+// policy that never sleeps (NTimes(n, 0)) must not turn a permanent error into a busy loop of
+// requests; 20 tries a second at most.
+const syncLockerMinPause = 50 * time.Millisecond
+
+// Lock blocks until the lock is held. After a failed acquire it pauses as the framework's
+// retry policy says (the longest pause it gave, once its retries are used up; never less than
+// 50 ms), waits for a connection and tries again. It panics if the framework is closed.
 func (s *SyncLocker) Lock() {
+	var p pacer
 	for {
 		l, err := s.lock.Acquire(context.Background())
 		if err == nil {
@@ -44,11 +55,31 @@ func (s *SyncLocker) Lock() {
 		if errors.Is(err, framework.ErrClosed) {
 			panic(fmt.Sprintf("recipes: SyncLocker.Lock on %s: %v", s.lock.path, err))
 		}
-		s.lock.fw.Logger().Warn("recipes: SyncLocker.Lock: acquire failed; trying again", "path", s.lock.path, "err", err)
+		pause := p.next(s.lock.fw.RetryPolicy())
+		s.lock.fw.Logger().Warn("recipes: SyncLocker.Lock: acquire failed; trying again", "path", s.lock.path, "err", err, "pause", pause)
+		time.Sleep(pause)
 		if err := s.lock.fw.WaitConnected(context.Background()); errors.Is(err, framework.ErrClosed) {
 			panic(fmt.Sprintf("recipes: SyncLocker.Lock on %s: %v", s.lock.path, err))
 		}
 	}
+}
+
+// pacer spaces the tries of one Lock call under a retry policy whose BackOff may stop.
+type pacer struct {
+	b    backoff.BackOff
+	last time.Duration
+}
+
+// next returns the pause before the next try: the policy's, or the longest it gave once it
+// stops, and at least syncLockerMinPause.
+func (p *pacer) next(policy retry.Policy) time.Duration {
+	if p.b == nil {
+		p.b = policy.NewBackOff()
+	}
+	if d := p.b.NextBackOff(); d != backoff.Stop {
+		p.last = max(p.last, d)
+	}
+	return max(p.last, syncLockerMinPause)
 }
 
 // Unlock releases the lock. Unlocking an unlocked SyncLocker panics, as sync.Mutex does; a
