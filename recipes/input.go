@@ -11,8 +11,9 @@ import (
 
 // inputWatch keeps one data watch on a driver's input node for a lock object and hands its
 // current data to every contender of that object: however many acquire, the input costs one
-// read and one watch per change, not one per acquire (Curator's SharedCount). A nil
-// *inputWatch is a driver without input.
+// read and one watch per change, not one per acquire (Curator's SharedCount). It starts no
+// goroutine: the watch's Fired context ends when the input changes. A nil *inputWatch is a
+// driver without input.
 type inputWatch struct {
 	fw   *framework.Framework
 	path string
@@ -40,11 +41,9 @@ func (iw *inputWatch) current(ctx context.Context) ([]byte, context.Context, err
 	if err != nil {
 		return nil, nil, err
 	}
-	changed, fire := context.WithCancel(context.Background())
+	// The watch's own context: no goroutine of ours waits for it, and every lock object on
+	// this input node shares the framework's one watch, and so its one forwarding goroutine.
+	changed := w.Fired()
 	iw.data, iw.changed = data, changed
-	go func() {
-		<-w.Events() // fires on a change, on the session's end (invalidated) and on Close
-		fire()
-	}()
 	return data, changed, nil
 }

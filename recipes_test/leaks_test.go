@@ -1,10 +1,14 @@
 package recipes_test
 
 import (
+	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes/driver"
+	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
@@ -47,4 +51,49 @@ func TestSyncLockerBacksOffAPermanentError(t *testing.T) {
 		t.Fatalf("%d requests in %v: Lock retries a permanent error without pausing", sent, window)
 	}
 	t.Logf("%d requests in %v", sent, window)
+}
+
+// Each shared-count semaphore object read the count with a watch and kept a goroutine on that
+// watch until the count changed: 500 objects on one count node, 500 goroutines, though the
+// framework shares the one watch between them. The goroutine count must stay bounded by a
+// constant, and a waiter must still be woken when the count changes.
+func TestSharedSemaphoreObjectsKeepNoGoroutineEach(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	p := lockPath(t)
+	count := p + "-count"
+	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, driver.EncodeCount(1), framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Delete(context.Background(), count) })
+	newSem := func() *recipes.InterProcessSemaphoreV2 {
+		s, err := recipes.NewSharedSemaphore(fw, p, count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	mustRelease(t, mustLeases(t, newSem(), 1)[0]) // the first read of the count sets the watch
+	base := runtime.NumGoroutine()
+	const objects = 500
+	for range objects {
+		mustRelease(t, mustLeases(t, newSem(), 1)[0]) // each object reads the count once
+	}
+	if g := runtime.NumGoroutine(); g > base+5 {
+		t.Fatalf("%d goroutines after %d semaphore objects read the count, %d before", g, objects, base)
+	}
+	if w := fw.Watches(); w > 2 {
+		t.Fatalf("%d live watches, want the count's (shared) and no more", w)
+	}
+
+	held := mustLeases(t, newSem(), 1)
+	got := acquireAsync(t, newSem(), ctxFor(t, 30*time.Second), 1)
+	stillWaiting(t, got, "a second lease at maximum 1")
+	if _, err := fw.Set(ctxFor(t, 5*time.Second), count, driver.EncodeCount(2), -1); err != nil {
+		t.Fatal(err)
+	}
+	second := receive(t, got, "the waiter after the count was raised")
+	mustRelease(t, held[0])
+	mustRelease(t, second[0])
+	assertEmpty(t, fw, p)
 }

@@ -64,8 +64,10 @@ type zkWatch struct {
 	isFired atomic.Bool
 	fwd     sync.Once // starts the Events forwarder
 
-	mu   sync.Mutex
-	outs []chan zk.Event // Events channels to feed when the watch fires
+	mu    sync.Mutex
+	outs  []chan zk.Event    // Events channels to feed when the watch fires
+	fired context.Context    // Fired's context, made on its first call; nil until then
+	stop  context.CancelFunc // ends fired
 }
 
 // minPrune is the smallest size of the tracked set at which Track prunes it.
@@ -137,9 +139,12 @@ func (s *zkWatch) fire(ev zk.Event) {
 		s.isFired.Store(true)
 		close(s.done)
 		s.mu.Lock()
-		outs := s.outs
+		outs, stop := s.outs, s.stop
 		s.outs = nil
 		s.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
 		for _, out := range outs {
 			out <- ev
 			close(out)
@@ -185,6 +190,26 @@ func (w *Watch) Events() <-chan zk.Event {
 		s.fwd.Do(s.startForward)
 	})
 	return w.out
+}
+
+// Fired returns a context that is cancelled when the watch fires, is invalidated or the Manager
+// closes (when Events would deliver), for context.AfterFunc and selects. Every Watch sharing
+// one go-zookeeper watch gets the same context, and its first call starts the one goroutine
+// per go-zookeeper watch that Events uses: however many Watches share it, no goroutine waits
+// for each. A session interruption does not end it.
+func (w *Watch) Fired() context.Context {
+	s := w.s
+	s.mu.Lock()
+	if s.fired == nil {
+		s.fired, s.stop = context.WithCancel(context.Background())
+		if s.isFired.Load() {
+			s.stop()
+		}
+	}
+	ctx := s.fired
+	s.mu.Unlock()
+	s.fwd.Do(s.startForward)
+	return ctx
 }
 
 // startForward starts the goroutine that reads go-zookeeper's channel for Events.

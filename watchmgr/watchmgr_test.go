@@ -361,3 +361,52 @@ func TestDeliveredEventWinsOverInterruption(t *testing.T) {
 		m.Close()
 	}
 }
+
+// Fired is one context per go-zookeeper watch: Watches sharing it get the same context, read by
+// one goroutine whatever their number, ended when the watch fires (or at once if it had), and
+// not by a session interruption.
+func TestFiredIsSharedAndCostsOneGoroutine(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	raw := make(chan zk.Event, 1)
+	first := m.Track(Data, "/f", raw)
+	before := runtime.NumGoroutine()
+	ctxs := make([]context.Context, 500)
+	for i := range ctxs {
+		w, r, err := m.Reserve(context.Background(), Data, "/f")
+		if err != nil || r != nil {
+			t.Fatalf("Reserve %d: a registration (%v), want the live watch shared", i, err)
+		}
+		ctxs[i] = w.Fired()
+	}
+	if n := runtime.NumGoroutine(); n > before+1 {
+		t.Fatalf("%d goroutines after 500 Fired calls on one watch, %d before", n, before)
+	}
+	if ctxs[0] != ctxs[499] || ctxs[0] != first.Fired() {
+		t.Fatal("Watches sharing one go-zookeeper watch have different Fired contexts")
+	}
+	m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateDisconnected})
+	select {
+	case <-ctxs[0].Done():
+		t.Fatal("Fired ended at a disconnect; the watch is still set")
+	case <-first.Interrupted():
+	}
+	raw <- zk.Event{Type: zk.EventNodeDataChanged, Path: "/f"}
+	close(raw)
+	for i, ctx := range ctxs {
+		select {
+		case <-ctx.Done():
+		case <-time.After(bound):
+			t.Fatalf("Fired %d did not end when the watch fired", i)
+		}
+	}
+	if first.Fired().Err() == nil {
+		t.Fatal("Fired of a watch that has fired is not done")
+	}
+	late := m.Track(Data, "/g", make(chan zk.Event, 1))
+	ctx := late.Fired()
+	m.Close()
+	if ctx.Err() == nil {
+		t.Fatal("Fired did not end at Close")
+	}
+}
