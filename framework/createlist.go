@@ -20,8 +20,10 @@ type CreateListing struct {
 // sending the listing right behind the create so that it normally costs no extra round trip: once
 // go-zookeeper has written the create to the socket, the listing is queued behind it, and ZooKeeper
 // answers one session's requests in order. If the listing overtook the create (a reconnect, a
-// retried create), it lists again. On error, a non-empty Path means the node exists and the caller
-// owns it (must delete it); on ctx end the create may still happen, as with Create.
+// retried create), it lists again. On error, a non-empty Path means the node was created and the
+// caller owns it (must delete it); with an error wrapping ErrNoNode it is gone already: its session
+// expired before the listing was answered, or it or its parent was deleted. On ctx end the create
+// may still happen, as with Create.
 func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, opts ...CreateOption) (_ CreateListing, err error) {
 	defer f.traceOp("createAndList", p, f.traceStart(), &err)
 	cc, data, err := f.prepareCreate(ctx, p, data, opts)

@@ -288,7 +288,19 @@ func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.
 	if data == nil {
 		data = l.nodeData()
 	}
-	return l.fw.CreateAndList(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
+	cl, err := l.fw.CreateAndList(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
+	return cl, ownNodeGone(cl.Path, err)
+}
+
+// ownNodeGone marks a CreateAndList failure that says our node, created, is gone already
+// (ErrNoNode with the node's path: the listing behind the create came in a later session
+// after an expiry, or after a delete, or the directory was reaped) as our node missing, which
+// the loop retries with a fresh node, as it does when a later listing misses it.
+func ownNodeGone(created string, err error) error {
+	if created != "" && errors.Is(err, framework.ErrNoNode) && !isMissing(err) {
+		return fmt.Errorf("%w: %w", driver.ErrOwnNodeMissing, err)
+	}
+	return err
 }
 
 // nodeData is the data of our nodes: WithNodeData's, else the framework's default data when it

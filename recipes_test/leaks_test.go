@@ -97,3 +97,61 @@ func TestSharedSemaphoreObjectsKeepNoGoroutineEach(t *testing.T) {
 	mustRelease(t, second[0])
 	assertEmpty(t, fw, p)
 }
+
+// A write Acquire whose create landed in a session that then expired, before the listing
+// sent behind the create was answered, gave up with "… missing from its parent's listing
+// right after its create: zk: node does not exist", long before its deadline. Its node being
+// gone is the case the loop exists for: it must queue again with a new node.
+func TestAcquireRequeuesWhenTheSessionExpiresBetweenCreateAndListing(t *testing.T) {
+	zk := shared
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fa := zktest.Connect(t, zk)
+	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
+	la := mustLease(t, mustRW(t, fa, p).WriteLock(), ctxFor(t, 10*time.Second)) // keeps the directory
+	id, pw := proxy.Session()
+
+	// The listing's reply is swallowed and the connection cut: the create's reply, sent before
+	// it, has arrived. go-zookeeper waits a second before it dials its only server again;
+	// the session is expired in that second, so the listing is retried in a new session.
+	proxy.CutReplyAfter(zktest.OpGetChildren2)
+	type result struct {
+		l   *recipes.Lease
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		l, err := mustRW(t, fb, p).WriteLock().Acquire(ctxFor(t, 60*time.Second))
+		got <- result{l, err}
+	}()
+	zktest.Eventually(t, 20*time.Second, "the listing behind the create to be cut", func() bool {
+		return proxy.Requests()[zktest.OpGetChildren2] >= 1 && !fb.State().IsConnected()
+	})
+	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
+		t.Fatal(err)
+	}
+	zktest.Eventually(t, 20*time.Second, "a new session", func() bool {
+		s := fb.SessionID()
+		return s != 0 && s != id
+	})
+	select {
+	case r := <-got:
+		t.Fatalf("Acquire ended while the lock was held: lease %v, err %v (want it queued again)", r.l, r.err)
+	case <-time.After(time.Second):
+	}
+	mustRelease(t, la)
+	var r result
+	select {
+	case r = <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no grant after the holder released")
+	}
+	if r.err != nil {
+		t.Fatalf("Acquire: %v, want it queued again after its node vanished", r.err)
+	}
+	st, err := fa.Exists(ctxFor(t, 10*time.Second), r.l.Path())
+	if err != nil || st == nil || st.EphemeralOwner != fb.SessionID() {
+		t.Fatalf("granted on %s: stat %+v (%v), want a node of the current session 0x%x", r.l.Path(), st, err, fb.SessionID())
+	}
+	mustRelease(t, r.l)
+}
