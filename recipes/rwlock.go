@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -82,9 +83,10 @@ func (w *WriteLock) Participants(ctx context.Context) ([]Participant, error) {
 // Downgrade takes the read lock while write, a held write lease of the same read-write lock,
 // is still held: the read node takes the writer's sequence and is granted at once, and only
 // while the write node is still in the listing that decides. Release the write lease
-// afterwards to keep only the read. A write lease of another lock is ErrForeignLease, a
-// released one ErrNotHeld, and one that was lost (before or during the downgrade) fails with
-// an error wrapping ErrLockLost, its read node deleted. ctx bounds the call as for Acquire.
+// afterwards to keep only the read. A write lease of another lock is ErrForeignLease, one
+// released (before or during the downgrade) ErrNotHeld, and one that was lost (before or
+// during the downgrade) fails with an error wrapping ErrLockLost; a failed downgrade deletes
+// its read node. ctx bounds the call as for Acquire.
 func (r *ReadLock) Downgrade(ctx context.Context, write *Lease) (*Lease, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
@@ -100,9 +102,26 @@ func (r *ReadLock) Downgrade(ctx context.Context, write *Lease) (*Lease, error) 
 	if err := write.Err(); err != nil {
 		return nil, fmt.Errorf("recipes: downgrade %s: %w", r.path, err)
 	}
+	if h := downgradeHook.Load(); h != nil {
+		(*h)()
+	}
 	l, err := r.acquireLease(ctx, driver.Read(write.NodeName()), false)
 	if errors.Is(err, driver.ErrWriterMissing) {
-		err = fmt.Errorf("%w: %w", ErrLockLost, err)
+		err = writerGone(write, err)
 	}
 	return l, err
 }
+
+// writerGone explains a downgrade that found the write node gone: its owner released the
+// write lease meanwhile (ErrNotHeld: nothing was lost), or the lease was lost (ErrLockLost).
+// A lease released after it was lost reports the loss, which came first.
+func writerGone(write *Lease, err error) error {
+	if errors.Is(write.Err(), ErrReleased) {
+		return fmt.Errorf("%w: %s was released during the downgrade: %w", ErrNotHeld, write.Path(), err)
+	}
+	return fmt.Errorf("%w: %w", ErrLockLost, err)
+}
+
+// downgradeHook, set only by tests, runs in Downgrade between its checks of the write lease
+// and the read node's create: a test releases the write lease there.
+var downgradeHook atomic.Pointer[func()]
