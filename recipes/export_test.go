@@ -6,3 +6,10 @@ func SetDowngradeHook(fn func()) (remove func()) {
 	downgradeHook.Store(&fn)
 	return func() { downgradeHook.Store(nil) }
 }
+
+// SetListHook makes the acquire loop's listings (not CreateAndList's) go through fn, which
+// may rewrite them. remove undoes it.
+func SetListHook(fn func(l *Lock, children []string) []string) (remove func()) {
+	listHook.Store(&fn)
+	return func() { listHook.Store(nil) }
+}
