@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"encoding/binary"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,22 +57,31 @@ func (t *connTracker) sawSetWatches(frame []byte) {
 }
 
 // passSetWatches waits until no setWatches is pending, ctx ends (its error) or expired fires.
-// A gate still closed then is opened: go-zookeeper had a session and nothing to re-send, so
-// waiting longer would only stall every operation.
+// A gate that opens because a later disconnect re-armed another is not a pass: it waits on
+// the new one. A gate still closed when expired fires is opened: go-zookeeper had a session
+// and nothing to re-send, so waiting longer would only stall every operation.
 func (t *connTracker) passSetWatches(ctx context.Context, expired <-chan time.Time) error {
-	g := t.gate.Load()
-	if g == nil {
-		return nil
-	}
-	select {
-	case <-*g:
-	case <-expired:
-		t.log.Debug("framework: no setWatches seen after the reconnect; going on")
-		if t.gate.CompareAndSwap(g, nil) {
-			t.openGate(g)
+	for {
+		g := t.gate.Load()
+		if g == nil {
+			return nil
 		}
-	case <-ctx.Done():
-		return ctx.Err()
+		if h := gateHook.Load(); h != nil {
+			(*h)()
+		}
+		select {
+		case <-*g: // passed, unless a re-arm opened it: look at the gate again
+		case <-expired:
+			t.log.Debug("framework: no setWatches seen after the reconnect; going on")
+			if t.gate.CompareAndSwap(g, nil) {
+				t.openGate(g)
+			}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	return nil
 }
+
+// gateHook, set only by tests, runs in passSetWatches once it has taken the gate it waits on.
+var gateHook atomic.Pointer[func()]
