@@ -45,3 +45,14 @@ func SetCreateHooks(f *Framework, created, delivered func(), collect func(ctx co
 // SetSilence makes f's last read from a server look d old, as if the process had been paused
 // for d since: the next deadline check (Session.Err, its timer, the next read) sees the silence.
 func SetSilence(f *Framework, d time.Duration) { f.sockets.lastRead.Store(monoNow() - int64(d)) }
+
+// SetWatchHook makes f's watching reads call fn between go-zookeeper's reply (its watch is
+// set) and the Track that counts the watch. remove undoes it.
+func SetWatchHook(f *Framework, fn func()) (remove func()) {
+	f.watchHook.Store(&fn)
+	return func() { f.watchHook.Store(nil) }
+}
+
+// SetWatchesGateArmed reports whether f holds operations back until go-zookeeper re-sends its
+// watches (setwatches.go).
+func SetWatchesGateArmed(f *Framework) bool { return f.sockets.gate.Load() != nil }

@@ -40,6 +40,9 @@ type Framework struct {
 	relists    atomic.Int64 // CreateAndList listings that had to be sent again
 	// createHooks, set only by tests, pause CreateAndList at the two sides of its hand-off.
 	createHooks atomic.Pointer[createHooks]
+	// watchHook, set only by tests, runs between go-zookeeper's reply to a watching read (its
+	// watch is set) and the Track that counts it.
+	watchHook atomic.Pointer[func()]
 
 	bgMu     sync.Mutex
 	bg       sync.WaitGroup // operation and background goroutines
@@ -145,11 +148,11 @@ func (f *Framework) onZKEvent(ev zk.Event) {
 		}
 		switch ev.State {
 		case zk.StateDisconnected:
-			if f.wm.Live() > 0 {
+			if f.wm.Resending() {
 				f.sockets.armSetWatches(true) // go-zookeeper re-sends them on the next session
 			}
 		case zk.StateHasSession:
-			if f.wm.Live() == 0 {
+			if !f.wm.Resending() {
 				f.sockets.armSetWatches(false) // nothing to re-send: open
 			}
 		}

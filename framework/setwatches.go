@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // go-zookeeper v1.0.4 has a data race on reconnect: loop() starts the receive loop, which
@@ -14,7 +16,9 @@ import (
 //     could be answered inside that window: so a disconnect of a session that has watches arms
 //     a gate, which the socket opens when go-zookeeper writes the setWatches request (by then
 //     lastZxid has been read); a reconnect without watches opens it; and no operation is sent
-//     while the gate is closed or go-zookeeper has no session (waitConnectedBounded);
+//     while the gate is closed or go-zookeeper has no session (waitConnectedBounded). A watch
+//     registration in progress counts as a watch (go-zookeeper may have set the watch before
+//     Track counts it); if it ends without one after the reconnect, it opens the gate;
 //   - even in that order nothing synchronises the read with the receive loop's later write (the
 //     race detector reports it on every reconnect with watches): the socket counts each
 //     setWatches it writes (an atomic store) and loads that count on every read, which gives
@@ -80,6 +84,19 @@ func (t *connTracker) passSetWatches(ctx context.Context, expired <-chan time.Ti
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+}
+
+// openIfNothingToResend opens the gate that a disconnect armed because a watch registration was
+// in progress, once go-zookeeper has its session and no watch is left to re-send: the
+// registration ended without setting one, so no setWatches will open it.
+func (f *Framework) openIfNothingToResend() {
+	g := f.sockets.gate.Load() // before the state: a later disconnect's gate is never opened here
+	if g == nil || f.conn.State() != zk.StateHasSession || f.wm.Resending() {
+		return
+	}
+	if f.sockets.gate.CompareAndSwap(g, nil) {
+		f.sockets.openGate(g)
 	}
 }
 

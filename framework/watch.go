@@ -39,13 +39,18 @@ func watchRead[T any](f *Framework, ctx context.Context, kind watchmgr.Kind, p s
 			v, ch, err := watching()
 			if err != nil || ch == nil {
 				reg.Cancel()
+				f.openIfNothingToResend()
 				return res{v: v}, err
+			}
+			if h := f.watchHook.Load(); h != nil {
+				(*h)()
 			}
 			return res{v, reg.Track(ch)}, nil
 		})
 		select {
 		case <-finished: // the request ended, or never ran (closed): the reservation must not linger
 			reg.Cancel()
+			f.openIfNothingToResend()
 		default: // still in flight (ctx ended): it ends the reservation when it returns
 		}
 		v, w = r.v, r.w

@@ -161,6 +161,16 @@ func (m *Manager) Live() int {
 	return len(m.tracked)
 }
 
+// Resending reports whether go-zookeeper may have watches to re-send on its next connection:
+// a watch counts in Live, or a registration is in progress (Reserve handed it out; its
+// watching read may already have set the watch, which Track has not counted yet).
+func (m *Manager) Resending() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.prune()
+	return len(m.tracked) > 0 || len(m.pending) > 0
+}
+
 // Kind returns how the watch was set.
 func (w *Watch) Kind() Kind { return w.s.kind }
 
