@@ -26,8 +26,9 @@ func Table(s Size) []Scenario {
 	elect := func(k Workload) WorkloadSpec { return WorkloadSpec{Kind: k, Clients: s.N, CS: 10 * s.CS} }
 	// Rows 25-28: holders that take StopMin..StopMax to stop once told, under blips that their
 	// sessions survive (the handoff checker: issue 16 point 7).
+	// Holds last up to 10 critical sections, so that a fault usually finds a holder.
 	stopping := func(w WorkloadSpec) WorkloadSpec {
-		w.StopMin, w.StopMax = StopMin, StopMax
+		w.StopMin, w.StopMax, w.CS = StopMin, StopMax, 10*s.CS
 		return w
 	}
 	blips := []FaultKind{Reset, BlackholeBrief}
@@ -70,9 +71,10 @@ func Table(s Size) []Scenario {
 		{Row: 25, Name: "stopping holders, holder reset/blackhole 0.4T, mutex", Workload: stopping(mutex(s.Small)),
 			Faults: blips, Gap: s.Gap},
 		{Row: 26, Name: "stopping holders, holder reset/blackhole 0.4T, sem k=1",
-			Workload: stopping(WorkloadSpec{Kind: WSem, Clients: s.Small, K: 1, CS: s.CS}), Faults: blips, Gap: s.Gap},
+			Workload: stopping(WorkloadSpec{Kind: WSem, Clients: s.Small, K: 1}), Faults: blips, Gap: s.Gap},
 		{Row: 27, Name: "stopping leaders, leader reset/blackhole 0.4T, selector",
-			Workload: stopping(WorkloadSpec{Kind: WSelector, Clients: s.Small, CS: 10 * s.CS}), Faults: blips, Gap: s.Gap},
+			Workload: stopping(WorkloadSpec{Kind: WSelector, Clients: s.Small}), Faults: blips, Gap: s.Gap},
+		{Row: 28, Name: "stopping command under zklock exec, holder reset/blackhole 0.4T", Script: scriptRow28, Handoff: true},
 	}
 }
 
