@@ -96,6 +96,7 @@ func buildZklock(ctx context.Context, dir string) (string, error) {
 type execClient struct {
 	name    string
 	proxies []*zktest.Proxy
+	granted chan<- struct{} // signalled (without blocking) at each grant, for the nemesis
 	mu      sync.Mutex
 	held    int64
 }
@@ -128,8 +129,9 @@ func scriptRow28(ctx context.Context, e *Env, cfg Config, v *Verdict) error {
 			}
 		}
 	}()
+	granted := make(chan struct{}, 1)
 	for i := range n {
-		c := &execClient{name: fmt.Sprintf("x%d", i)}
+		c := &execClient{name: fmt.Sprintf("x%d", i), granted: granted}
 		clients = append(clients, c)
 		for j := range e.Cluster.Size() {
 			p, err := zktest.OpenProxy(e.Cluster.Member(j).Addr())
@@ -153,7 +155,7 @@ func scriptRow28(ctx context.Context, e *Env, cfg Config, v *Verdict) error {
 		if time.Now().After(end) {
 			break
 		}
-		execFault(ctx, e, clients, rng)
+		execFault(ctx, e, clients, granted, gap, rng)
 	}
 	quiet := e.H.Add(Event{Kind: Note, Detail: "quiet"})
 	bound := 4*e.T + n*(ExecCS+time.Second)
@@ -165,13 +167,24 @@ func scriptRow28(ctx context.Context, e *Env, cfg Config, v *Verdict) error {
 	return ctx.Err()
 }
 
-// execFault resets a holding client's connections, or blackholes them for 0.4 T.
-func execFault(ctx context.Context, e *Env, clients []*execClient, rng *rand.Rand) {
-	c := clients[rng.IntN(len(clients))]
-	for _, i := range rng.Perm(len(clients)) {
-		if clients[i].holding() {
-			c = clients[i]
-			break
+// execFault resets a holding client's connections, or blackholes them for 0.4 T. When no
+// command holds now it waits for the next grant, at most wait, then takes any client.
+func execFault(ctx context.Context, e *Env, clients []*execClient, granted <-chan struct{}, wait time.Duration, rng *rand.Rand) {
+	select {
+	case <-granted: // drop a stale signal: wait for a grant from now on if nobody holds
+	default:
+	}
+	c := holdingClient(clients, rng)
+	if c == nil {
+		t := time.NewTimer(wait)
+		select {
+		case <-granted:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		if c = holdingClient(clients, rng); c == nil {
+			c = clients[rng.IntN(len(clients))]
 		}
 	}
 	k := []FaultKind{Reset, BlackholeBrief}[rng.IntN(2)]
@@ -190,6 +203,16 @@ func execFault(ctx context.Context, e *Env, clients []*execClient, rng *rand.Ran
 		}
 	}
 	e.H.Add(Event{Kind: Heal, Detail: string(k)})
+}
+
+// holdingClient returns a client whose command holds now, or nil.
+func holdingClient(clients []*execClient, rng *rand.Rand) *execClient {
+	for _, i := range rng.Perm(len(clients)) {
+		if clients[i].holding() {
+			return clients[i]
+		}
+	}
+	return nil
 }
 
 // loop runs zklock exec until ctx ends; each run is one acquisition.
@@ -281,6 +304,10 @@ func (c *execClient) read(e *Env, stdout io.Reader) {
 		switch ev.Kind {
 		case AcqOK:
 			c.held = ev.Op
+			select {
+			case c.granted <- struct{}{}:
+			default:
+			}
 		case Stopped:
 			c.held = -ev.Op
 		}
