@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"path"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
@@ -130,3 +131,32 @@ func misnamed(h Holder, err error) (Holder, error) {
 type misnamedHeld struct{ recipes.Held }
 
 func (h misnamedHeld) SessionID() int64 { return leaseHolder{l: h.Held}.SessionID() + 1 }
+
+// eagerLock is the lock before issue 16 (commit f71ed96 and earlier): it deletes its node as
+// soon as its holder is told (Done closed), although the holder is still stopping and its
+// session may well survive a blip. The next waiter is granted about one round trip after the
+// reconnect: the handoff checker must say so.
+type eagerLock struct {
+	fw    *framework.Framework
+	inner Locker
+	T     time.Duration
+}
+
+func (l eagerLock) Acquire(ctx context.Context) (Holder, error) { return l.eager(l.inner.Acquire(ctx)) }
+func (l eagerLock) TryAcquire(ctx context.Context) (Holder, error) {
+	return l.eager(l.inner.TryAcquire(ctx))
+}
+
+func (l eagerLock) eager(h Holder, err error) (Holder, error) {
+	lh, ok := h.(leaseHolder)
+	if err != nil || !ok {
+		return h, err
+	}
+	go func() {
+		<-lh.Done() // closes at the loss, or at the release
+		ctx, cancel := context.WithTimeout(context.Background(), 2*l.T)
+		defer cancel()
+		_ = l.fw.Delete(ctx, lh.l.Path(), framework.Guaranteed()) // NoNode after a release
+	}()
+	return lh, nil
+}

@@ -111,7 +111,7 @@ func report(t *testing.T, r *Result) {
 	t.Errorf("seed=%d: %s", r.Seed, buf.String())
 }
 
-// The fast suite: rows 1, 2, 6, 8, 9, 10, 13, 14, 16, 18, 19, 23 with short
+// The fast suite: rows 1, 2, 6, 8, 9, 10, 13, 14, 16, 18, 19, 23, 25 with short
 // phases (row 21, the checkers' self-tests, is TestSelfTest*).
 func TestChaosFast(t *testing.T) {
 	if *flagFull {

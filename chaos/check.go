@@ -21,7 +21,7 @@ const (
 )
 
 // Checkers lists every checker in table order.
-var Checkers = []string{CFence, CBelief, CRecipe, CLive, CClean, CNotify, CAPI, CSession}
+var Checkers = []string{CFence, CBelief, CRecipe, CLive, CClean, CNotify, CAPI, CSession, CHandoff}
 
 // Verdict collects violations per checker, with a few samples each.
 type Verdict struct {

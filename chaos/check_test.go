@@ -95,6 +95,51 @@ func TestCheckersOnHistories(t *testing.T) {
 			{T: 3, Proc: "c0", Kind: Fault, Detail: string(Expire)}, {T: 4, Kind: Heal, Detail: string(Expire)},
 			{T: 5, Proc: "c0/0", Kind: NodeMissing, Op: 1},
 		}, checkGrantedNodes, ""},
+		{"handoff: granted while a told holder whose session survived had not stopped", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 1, Sess: 7},
+			{T: 2, Proc: "c0", Kind: State, Detail: "SUSPENDED"}, {T: 2, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+			{T: 3, Proc: "c0", Kind: State, Detail: "RECONNECTED"},
+			{T: 4, Proc: "c1/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 2, Sess: 8},
+			{T: s, Proc: "c0/0", Kind: Stopped, Op: 1}, {T: s + 1, Proc: "c0/0", Kind: RelCall, Op: 1},
+		}, handoff(T, 1), CHandoff},
+		{"handoff: the grant came after the told holder stopped", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 1, Sess: 7},
+			{T: 2, Proc: "c0", Kind: State, Detail: "SUSPENDED"}, {T: 2, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+			{T: 3, Proc: "c0", Kind: State, Detail: "RECONNECTED"},
+			{T: s, Proc: "c0/0", Kind: Stopped, Op: 1}, {T: s + 1, Proc: "c0/0", Kind: RelCall, Op: 1},
+			{T: s + 2, Proc: "c1/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 2, Sess: 8},
+		}, handoff(T, 1), ""},
+		{"handoff: the loss grace had passed (the holder worked on too long)", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 1, Sess: 7},
+			{T: 2, Proc: "c0", Kind: State, Detail: "SUSPENDED"}, {T: 2, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+			{T: 3, Proc: "c0", Kind: State, Detail: "RECONNECTED"},
+			{T: s + 3, Proc: "c1/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 2, Sess: 8},
+			{T: 2 * s, Proc: "c0/0", Kind: Stopped, Op: 1},
+		}, handoff(T, 1), ""},
+		{"handoff: expired under a partition, stopped within T/3 of Done, yet overlapped", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Res: "/l", Mode: "s", Op: 1, Sess: 7},
+			{T: 2, Proc: "c0", Kind: State, Detail: "SUSPENDED"}, {T: 2, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+			{T: 4, Proc: "c1/0", Kind: AcqOK, Res: "/l", Mode: "s", Op: 2, Sess: 8},
+			{T: s / 4, Proc: "c0/0", Kind: Stopped, Op: 1}, {T: s, Proc: "c0", Kind: State, Detail: "LOST"},
+		}, handoff(T, 1), CHandoff},
+		{"handoff: expired under a partition, stopped later than T/3 after Done", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 1, Sess: 7},
+			{T: 2, Proc: "c0", Kind: State, Detail: "SUSPENDED"}, {T: 2, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+			{T: s / 2, Proc: "c1/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 2, Sess: 8},
+			{T: s * 2 / 3, Proc: "c0/0", Kind: Stopped, Op: 1}, {T: s, Proc: "c0", Kind: State, Detail: "LOST"},
+		}, handoff(T, 1), ""},
+		{"handoff: the nemesis expired the told holder's session", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 1, Sess: 7},
+			{T: 2, Proc: "c0", Kind: Fault, Detail: string(Expire), Sess: 7}, {T: 3, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+			{T: 4, Proc: "c1/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 2, Sess: 8},
+			{T: s / 4, Proc: "c0/0", Kind: Stopped, Op: 1},
+		}, handoff(T, 1), ""},
+		{"handoff: leases of a semaphore of 3 may overlap", []Event{
+			{T: 1, Proc: "c0/0", Kind: AcqOK, Res: "/l", Mode: "s", Op: 1, Sess: 7},
+			{T: 2, Proc: "c0/0", Kind: DoneSeen, Op: 1}, {T: 3, Proc: "c0", Kind: State, Detail: "RECONNECTED"},
+			{T: 4, Proc: "c1/0", Kind: AcqOK, Res: "/l", Mode: "s", Op: 2, Sess: 8},
+			{T: s, Proc: "c0/0", Kind: Stopped, Op: 1},
+		}, handoff(T, 3), ""},
 		{"fence: equal tokens from two holds", nil, func(v *Verdict, _ *index) {
 			checkFence(v, map[string][]fenced{"/l": {{token: 5, op: 1}, {token: 5, op: 2}}}, nil, nil)
 		}, CFence},
@@ -118,6 +163,11 @@ func TestCheckersOnHistories(t *testing.T) {
 			}
 		})
 	}
+}
+
+// handoff runs the handoff checker with the loss grace T and a semaphore of semK.
+func handoff(T time.Duration, semK int) func(*Verdict, *index) {
+	return func(v *Verdict, ix *index) { checkHandoff(v, ix, T, T, semK) }
 }
 
 func TestLongestStall(t *testing.T) {

@@ -20,11 +20,15 @@
 //     watch count back to its baseline (goroutine leaks are checked by the
 //     tests with zktest.CheckGoroutines);
 //   - notify: the latency from a fault to the holder's Done closing, against
-//     the bounds of reliability.md §A3.7.
+//     the bounds of reliability.md §A3.7;
+//   - handoff: in rows whose holders keep working for a stop delay after
+//     Done (rows 25-28), no grant while a told holder has not stopped, unless
+//     the loss grace had passed, or its session expired and it took longer
+//     than T/3 to stop (see handoff.go).
 //
 // The rows of the fault × workload table (reliability.md §A4) are Scenarios;
 // Run runs one and returns its Result. Every checker is proven able to fail
-// by the self-tests against three deliberately broken locks (and belief and
+// by the self-tests against deliberately broken locks (and belief and
 // notify also against two broken leader latches). Nothing here is
 // meant for production code: it is a test harness, exported so that the
 // suite can be driven by `go test` and by `make chaos`.

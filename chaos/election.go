@@ -133,6 +133,10 @@ type selectorLocker struct {
 	s     *leader.LeaderSelector
 	path  string
 	terms chan selGrant
+	// linger, when positive, keeps a takeover whose term ended (ctx) running until its worker
+	// has stopped and released, at most linger: a stopping leader returns from its takeover
+	// only after its stop delay, as a real one finishing its step does.
+	linger time.Duration
 }
 
 // selGrant is a term on its way from the takeover to Acquire; closing ret
@@ -145,7 +149,12 @@ type selGrant struct {
 // SelectorLocker returns a Locker whose grants are terms of a started
 // LeaderSelector on path (AutoRequeue), and its close.
 func SelectorLocker(fw *framework.Framework, path, id string) (Locker, func(ctx context.Context) error, error) {
-	l := &selectorLocker{path: path, terms: make(chan selGrant)}
+	return selectorLockerOf(fw, path, id, 0)
+}
+
+// selectorLockerOf is SelectorLocker whose takeovers linger after their term ended (see linger).
+func selectorLockerOf(fw *framework.Framework, path, id string, linger time.Duration) (Locker, func(ctx context.Context) error, error) {
+	l := &selectorLocker{path: path, terms: make(chan selGrant), linger: linger}
 	s, err := leader.NewSelector(fw, path, l.takeover, leader.WithID(id), leader.WithAutoRequeue())
 	if err != nil {
 		return nil, nil, err
@@ -168,6 +177,14 @@ func (l *selectorLocker) takeover(ctx context.Context, t *leader.Term) error {
 	select {
 	case <-g.ret:
 	case <-ctx.Done():
+		if l.linger > 0 {
+			t := time.NewTimer(l.linger)
+			defer t.Stop()
+			select {
+			case <-g.ret:
+			case <-t.C:
+			}
+		}
 	}
 	return nil
 }
@@ -215,7 +232,11 @@ func (s WorkloadSpec) electionPicker(e *Env, c *Client, long time.Duration) (Pic
 		l, closeFn = LatchLocker(c.FW, p0, c.Name)
 	} else {
 		var err error
-		if l, closeFn, err = SelectorLocker(c.FW, p0, c.Name); err != nil {
+		var linger time.Duration
+		if s.StopMax > 0 {
+			linger = s.StopMax + pinBound*e.T // the worker's stop delay, after a pinned wait and a late write
+		}
+		if l, closeFn, err = selectorLockerOf(c.FW, p0, c.Name, linger); err != nil {
 			return nil, err
 		}
 	}

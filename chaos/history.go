@@ -14,11 +14,14 @@ type Kind string
 
 // Event kinds.
 const (
-	AcqCall  Kind = "acq-call"  // a client starts an acquire
-	AcqOK    Kind = "acq-ok"    // the acquire returned a holder (Token set)
-	AcqFail  Kind = "acq-fail"  // the acquire returned an error (Err set)
-	DoneSeen Kind = "done"      // the holder's Done closed (Err: its reason)
-	RelCall  Kind = "rel-call"  // the holder stops believing and releases
+	AcqCall  Kind = "acq-call" // a client starts an acquire
+	AcqOK    Kind = "acq-ok"   // the acquire returned a holder (Token set)
+	AcqFail  Kind = "acq-fail" // the acquire returned an error (Err set)
+	DoneSeen Kind = "done"     // the holder's Done closed (Err: its reason)
+	RelCall  Kind = "rel-call" // the holder stops believing and releases
+	// Stopped: a stopping holder (WorkloadSpec.StopMax) has stopped working, its stop delay
+	// after Done over (or its hold ended); it releases next. The handoff checker reads it.
+	Stopped  Kind = "stopped"
 	RelDone  Kind = "rel-done"  // the release returned (Err set if it failed)
 	Write    Kind = "write"     // a fenced write: OK says whether it was accepted
 	WriteCut Kind = "write-cut" // a fenced znode write cut short as the run ended (outcome unknown)

@@ -38,9 +38,12 @@ type holderSpec struct {
 	Index   int // makes ops unique across processes
 }
 
-// RunHolderIfChild runs the helper holder and exits if this process is one;
+// RunHolderIfChild runs the helper holder (or row 28's command) and exits if this process is one;
 // otherwise it returns at once. Call it first in TestMain.
 func RunHolderIfChild() {
+	if raw := os.Getenv(ExecCmdEnv); raw != "" {
+		runExecCommand(raw) // row 28's command under zklock exec; exits
+	}
 	raw := os.Getenv(HolderEnv)
 	if raw == "" {
 		return

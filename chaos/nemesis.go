@@ -29,6 +29,11 @@ const (
 	ResetStorm   FaultKind = "reset-storm"   // drop a random client's connections every 200 ms
 	Latency      FaultKind = "latency"       // 0..T/2 of delay with jitter, for 3 s
 	ResumeClient FaultKind = "resume-client" // SIGCONT of a holder process stopped for 2 T
+	// Reset drops a holder's connections once (a blip: it reconnects at once, its session lives).
+	Reset FaultKind = "reset"
+	// BlackholeBrief blackholes a holder's proxies for 0.4 T, then drops the connections: the
+	// client is told at the drop, well before its session could expire.
+	BlackholeBrief FaultKind = "blackhole-0.4T"
 )
 
 // notifies reports whether a holder hit by the fault must see Done close,
@@ -41,6 +46,10 @@ func (k FaultKind) notifies(T time.Duration) (bool, time.Duration) {
 		return true, T / 3 // the server closes the connection: at once, plus ε
 	case ResumeClient:
 		return true, time.Second // §A4 row 7's target: resume → Lost within 1 s
+	case Reset:
+		return true, T / 3 // the connection closes: at once, plus ε
+	case BlackholeBrief:
+		return true, 2*T/5 + T/3 // told when the blackhole ends and drops the connection
 	}
 	return false, 0
 }
@@ -61,8 +70,10 @@ func (n *nemesis) inject(ctx context.Context, k FaultKind) error {
 		return n.pauseLeader(ctx)
 	case QuorumLoss:
 		return n.quorumLoss(ctx)
-	case Blackhole05, Blackhole09, Blackhole2:
+	case Blackhole05, Blackhole09, Blackhole2, BlackholeBrief:
 		return n.blackhole(ctx, k)
+	case Reset:
+		return n.reset()
 	case Expire:
 		return n.expire(ctx)
 	case CutCreate:
@@ -207,7 +218,7 @@ func (n *nemesis) quorumLoss(ctx context.Context) error {
 
 // blackhole partitions one holder's client for a fraction of T.
 func (n *nemesis) blackhole(ctx context.Context, k FaultKind) error {
-	frac := map[FaultKind]float64{Blackhole05: 0.5, Blackhole09: 0.9, Blackhole2: 2}[k]
+	frac := map[FaultKind]float64{Blackhole05: 0.5, Blackhole09: 0.9, Blackhole2: 2, BlackholeBrief: 0.4}[k]
 	c := n.holder()
 	n.record(k, []*Client{c})
 	for _, p := range c.proxies {
@@ -218,6 +229,17 @@ func (n *nemesis) blackhole(ctx context.Context, k FaultKind) error {
 		p.Blackhole(false)
 	}
 	n.heal(k)
+	return nil
+}
+
+// reset drops a holder's connections once: the client reconnects at once on the same session.
+func (n *nemesis) reset() error {
+	c := n.holder()
+	n.record(Reset, []*Client{c})
+	for _, p := range c.proxies {
+		p.DropConnections()
+	}
+	n.heal(Reset)
 	return nil
 }
 

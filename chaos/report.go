@@ -12,7 +12,7 @@ import (
 func WriteTable(w io.Writer, rs []*Result) {
 	head := []string{"row", "scenario", "seed", "ops", "faults", "Lost states", "refused writes", "dead grants"}
 	head = append(head, Checkers...)
-	head = append(head, "orphans", "longest stall", "notify p50", "notify max", "late")
+	head = append(head, "orphans", "longest stall", "notify p50", "notify max", "late", "overlaps", "overlap max")
 	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
 	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(head)))
 	for _, r := range rs {
@@ -20,7 +20,8 @@ func WriteTable(w io.Writer, rs []*Result) {
 		for _, c := range Checkers {
 			cells = append(cells, fmt.Sprint(r.Verdict.Counts[c]))
 		}
-		cells = append(cells, fmt.Sprint(r.Orphans), ms(r.Stall), ms(r.NotifyP50), ms(r.NotifyMax), fmt.Sprint(r.NotifyLate))
+		cells = append(cells, fmt.Sprint(r.Orphans), ms(r.Stall), ms(r.NotifyP50), ms(r.NotifyMax), fmt.Sprint(r.NotifyLate),
+			fmt.Sprint(r.Overlaps), ms(r.OverlapMax))
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 }

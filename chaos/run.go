@@ -31,6 +31,9 @@ type Scenario struct {
 	// NoLost: the faults must cost no session (a leader election shorter than T), so a Lost
 	// state is a violation in strict (full) runs; fast runs on a loaded CI machine only report it.
 	NoLost bool
+	// Handoff runs the handoff checker (told holders that had not stopped against the next
+	// grant); rows whose workload has stopping holders (StopMax) run it anyway.
+	Handoff bool
 }
 
 // Config is how a scenario runs.
@@ -44,21 +47,25 @@ type Config struct {
 
 // Result is what a run found.
 type Result struct {
-	Row         int
-	Name        string
-	Seed        uint64
-	Ops         int // granted acquisitions
-	Faults      int
-	Refused     int      // fenced writes refused (stale token, or the guard failed)
-	RefusedWhy  []string // a few refused writes: resource, token and error
-	Lost        int      // Lost connection states reported by the clients
-	DeadGrants  int      // grants whose node was gone right after, their Done already closed
-	Verdict     *Verdict
-	Orphans     int
-	Stall       time.Duration
-	NotifyP50   time.Duration
-	NotifyMax   time.Duration
-	NotifyLate  int
+	Row        int
+	Name       string
+	Seed       uint64
+	Ops        int // granted acquisitions
+	Faults     int
+	Refused    int      // fenced writes refused (stale token, or the guard failed)
+	RefusedWhy []string // a few refused writes: resource, token and error
+	Lost       int      // Lost connection states reported by the clients
+	DeadGrants int      // grants whose node was gone right after, their Done already closed
+	Verdict    *Verdict
+	Orphans    int
+	Stall      time.Duration
+	NotifyP50  time.Duration
+	NotifyMax  time.Duration
+	NotifyLate int
+	// Overlaps: grants made while a told holder had not yet stopped (allowed or not), and the
+	// longest such overlap (rows that run the handoff checker).
+	Overlaps    int
+	OverlapMax  time.Duration
 	History     *History
 	HistoryFile string
 }
@@ -170,7 +177,7 @@ func startWorkers(ctx, wctx context.Context, e *Env, sc Scenario, cfg Config, wg
 		}
 		for j := range max(1, spec.Workers) {
 			w := &worker{proc: fmt.Sprintf("c%d/%d", i, j), e: e, c: c, pick: pick, cs: spec.CS, idle: spec.Idle,
-				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i*1000+j)))}
+				stopMin: spec.StopMin, stopMax: spec.StopMax, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i*1000+j)))}
 			c.workers = append(c.workers, w)
 			wg.Add(1)
 			go func() { defer wg.Done(); w.run(wctx) }()
@@ -196,6 +203,10 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 	lat, late := notifyStats(v, ix, cfg.T, cfg.Strict)
 	res.NotifyP50, res.NotifyMax, res.NotifyLate = percentile(lat, 50), percentile(lat, 100), late
 	res.Stall = longestStall(ix, e.lockPath(0))
+	if sc.Handoff || sc.Workload.StopMax > 0 {
+		ov := checkHandoff(v, ix, cfg.T, cfg.T, sc.Workload.K)
+		res.Overlaps, res.OverlapMax = len(ov), percentile(ov, 100)
+	}
 	for _, ev := range events {
 		switch {
 		case ev.Kind == AcqOK:

@@ -24,6 +24,14 @@ func Table(s Size) []Scenario {
 	mutex := func(n int) WorkloadSpec { return WorkloadSpec{Kind: WMutex, Clients: n, CS: s.CS} }
 	// A term lasts up to 10 critical sections, over which the leader writes.
 	elect := func(k Workload) WorkloadSpec { return WorkloadSpec{Kind: k, Clients: s.N, CS: 10 * s.CS} }
+	// Rows 25-28: holders that take StopMin..StopMax to stop once told, under blips that their
+	// sessions survive (the handoff checker: issue 16 point 7).
+	// Holds last up to 10 critical sections, so that a fault usually finds a holder.
+	stopping := func(w WorkloadSpec) WorkloadSpec {
+		w.StopMin, w.StopMax, w.CS = StopMin, StopMax, 10*s.CS
+		return w
+	}
+	blips := []FaultKind{Reset, BlackholeBrief}
 	return []Scenario{
 		{Row: 1, Name: "baseline", Workload: mutex(s.N)},
 		{Row: 2, Name: "leader SIGKILL+restart", Workload: mutex(s.N), Faults: []FaultKind{KillLeader}, Gap: s.Gap, NoLost: true},
@@ -60,8 +68,22 @@ func Table(s Size) []Scenario {
 			Faults: []FaultKind{Expire, Blackhole2}, Gap: s.Gap},
 		{Row: 24, Name: "leader election (selector), SIGKILL/expiry/blackhole 2T", Workload: elect(WSelector),
 			Faults: []FaultKind{KillLeader, Expire, Blackhole2}, Gap: s.Gap},
+		{Row: 25, Name: "stopping holders, holder reset/blackhole 0.4T, mutex", Workload: stopping(mutex(s.Small)),
+			Faults: blips, Gap: s.Gap},
+		{Row: 26, Name: "stopping holders, holder reset/blackhole 0.4T, sem k=1",
+			Workload: stopping(WorkloadSpec{Kind: WSem, Clients: s.Small, K: 1}), Faults: blips, Gap: s.Gap},
+		{Row: 27, Name: "stopping leaders, leader reset/blackhole 0.4T, selector",
+			Workload: stopping(WorkloadSpec{Kind: WSelector, Clients: s.Small}), Faults: blips, Gap: s.Gap},
+		{Row: 28, Name: "stopping command under zklock exec, holder reset/blackhole 0.4T", Script: scriptRow28, Handoff: true},
 	}
 }
 
+// StopMin and StopMax bound the stop delay of rows 25-28's holders: well below the loss grace
+// (the session timeout, 3-4 s), as long as a real holder may take to finish its step.
+const (
+	StopMin = 500 * time.Millisecond
+	StopMax = 2 * time.Second
+)
+
 // FastRows are the rows CI runs (reliability.md §A4 harness notes).
-var FastRows = map[int]bool{1: true, 2: true, 6: true, 8: true, 9: true, 10: true, 13: true, 14: true, 16: true, 18: true, 19: true, 23: true}
+var FastRows = map[int]bool{1: true, 2: true, 6: true, 8: true, 9: true, 10: true, 13: true, 14: true, 16: true, 18: true, 19: true, 23: true, 25: true}

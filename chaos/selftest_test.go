@@ -24,10 +24,14 @@ func TestSelfTestBrokenLocks(t *testing.T) {
 	deafen := func(_ *framework.Framework, spec OpSpec) Locker { return deafLock{spec.Locker} }
 	unfence := func(_ *framework.Framework, spec OpSpec) Locker { return unfencedLock{spec.Locker} }
 	slow := WorkloadSpec{Kind: WMutex, Clients: 4, CS: 600 * time.Millisecond}
-	eager := func(fw *framework.Framework, spec OpSpec) Locker {
+	eagerLatch := func(fw *framework.Framework, spec OpSpec) Locker {
 		return grabLock{fw: fw, res: spec.Res, name: leader.LatchLockName}
 	}
 	election := WorkloadSpec{Kind: WLeader, Clients: 4, CS: 600 * time.Millisecond}
+	eager := func(fw *framework.Framework, spec OpSpec) Locker {
+		return eagerLock{fw: fw, inner: spec.Locker, T: cfg.T}
+	}
+	stoppingMutex := WorkloadSpec{Kind: WMutex, Clients: 4, CS: 200 * time.Millisecond, StopMin: StopMin, StopMax: StopMax}
 	tests := []struct {
 		name string
 		sc   Scenario
@@ -41,12 +45,17 @@ func TestSelfTestBrokenLocks(t *testing.T) {
 			Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}},
 		{"control: the real mutex, holder partitioned 2T", Scenario{Row: 21, Name: "control", Workload: slow, SkipLive: true,
 			Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, nil},
-		{"leader latch that leads without waiting", Scenario{Row: 21, Name: "eager-latch", Wrap: eager, SkipLive: true,
+		{"leader latch that leads without waiting", Scenario{Row: 21, Name: "eager-latch", Wrap: eagerLatch, SkipLive: true,
 			Workload: WorkloadSpec{Kind: WLeader, Clients: 4, CS: 100 * time.Millisecond}}, []string{CBelief}},
 		{"leader latch whose term never ends on loss, leader partitioned 2T", Scenario{Row: 21, Name: "deaf-latch", Wrap: deafen,
 			Workload: election, SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}},
 		{"control: the real leader latch, leader partitioned 2T", Scenario{Row: 21, Name: "control-latch", Workload: election,
 			SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, nil},
+		{"deletes its node when told (the old loss path), stopping holders reset", Scenario{Row: 21, Name: "eager-delete",
+			Wrap: eager, Workload: stoppingMutex, SkipLive: true, Faults: []FaultKind{Reset, BlackholeBrief}, Gap: 2 * time.Second},
+			[]string{CHandoff}},
+		{"control: the real mutex, stopping holders reset", Scenario{Row: 21, Name: "control-stopping",
+			Workload: stoppingMutex, SkipLive: true, Faults: []FaultKind{Reset, BlackholeBrief}, Gap: 2 * time.Second}, nil},
 		{"no fencing", Scenario{Row: 21, Name: "unfenced", Wrap: unfence, SkipLive: true,
 			Workload: WorkloadSpec{Kind: WMutex, Clients: 4, CS: 5 * time.Millisecond}}, []string{CFence}},
 		{"a lease that names another session than its node's", Scenario{Row: 21, Name: "misnamed", SkipLive: true,

@@ -37,18 +37,21 @@ const (
 	idle int32 = iota
 	holding
 	pinned
+	stopping // told (Done closed), still working out its stop delay
 )
 
 // worker is one sequential contender (a goroutine) of a client.
 type worker struct {
-	proc  string
-	e     *Env
-	c     *Client
-	rng   *rand.Rand
-	pick  Picker
-	cs    time.Duration // the longest critical section
-	idle  time.Duration // pause between acquisitions
-	state atomic.Int32
+	proc string
+	e    *Env
+	c    *Client
+	rng  *rand.Rand
+	pick Picker
+	cs   time.Duration // the longest critical section
+	idle time.Duration // pause between acquisitions
+	// stopMin..stopMax: how long the worker keeps working after its Done closed (0: it stops at once)
+	stopMin, stopMax time.Duration
+	state            atomic.Int32
 }
 
 // run loops acquisitions until ctx ends.
@@ -120,13 +123,16 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 		if spec.Write {
 			w.write(ctx, op, parts, 1)
 		}
-		sleepCtx(ctx, time.Duration(w.rng.Int64N(int64(w.cs)+1)))
+		w.work(ctx, got, time.Duration(w.rng.Int64N(int64(w.cs)+1)))
 	}
 	if !w.state.CompareAndSwap(holding, idle) {
 		w.waitPinned(ctx, got)
 		if spec.Write {
 			w.write(ctx, op, parts, max(2, spec.Writes+1)) // a late write, as a holder that does not watch Done makes
 		}
+	}
+	if w.stopMax > 0 {
+		w.stop(ctx, spec, op, got)
 	}
 	h.Add(Event{Proc: w.proc, Kind: RelCall, Res: spec.Res, Op: op})
 	for _, p := range parts {
@@ -143,6 +149,36 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 	h.Add(ev)
 }
 
+// work holds for d. A stopping worker (stopMax > 0) stops early when got's Done closes, to
+// start its stop delay (stop); any other sleeps d through.
+func (w *worker) work(ctx context.Context, got Holder, d time.Duration) {
+	if w.stopMax == 0 {
+		sleepCtx(ctx, d)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-got.Done():
+	case <-ctx.Done():
+	}
+}
+
+// stop is a stopping worker's end of a hold: once told (Done closed), it keeps working for a
+// random delay in stopMin..stopMax, as a real holder finishes the step it is in, then records
+// Stopped; a hold that ended untold stops at once. The release follows. The stop delay ends
+// early only when the run ends (ctx), and Stopped is then recorded when it really stopped.
+func (w *worker) stop(ctx context.Context, spec OpSpec, op int64, got Holder) {
+	if closed(got.Done()) {
+		w.state.Store(stopping)
+		span := max(0, w.stopMax-w.stopMin)
+		sleepCtx(ctx, w.stopMin+time.Duration(w.rng.Int64N(int64(span)+1)))
+		w.state.Store(idle)
+	}
+	w.e.H.Add(Event{Proc: w.proc, Kind: Stopped, Res: spec.Res, Op: op})
+}
+
 // act makes spec.Writes fenced writes over a hold of 0..cs, each only while
 // got's Done is open, as a leader that checks its term before acting.
 func (w *worker) act(ctx context.Context, spec OpSpec, op int64, got Holder, parts []Part) {
@@ -153,7 +189,7 @@ func (w *worker) act(ctx context.Context, spec OpSpec, op int64, got Holder, par
 		if spec.Write {
 			w.write(ctx, op, parts, i)
 		}
-		sleepCtx(ctx, time.Duration(w.rng.Int64N(int64(w.cs)/int64(spec.Writes)+1)))
+		w.work(ctx, got, time.Duration(w.rng.Int64N(int64(w.cs)/int64(spec.Writes)+1)))
 	}
 }
 

@@ -39,6 +39,11 @@ type WorkloadSpec struct {
 	Paths   int           // lock paths (WMulti)
 	CS      time.Duration // longest critical section
 	Idle    time.Duration // pause between a worker's acquisitions (lets containers be reaped)
+	// StopMin..StopMax, when StopMax > 0, makes every holder a stopping one, as real holders
+	// are: once its Done closes it keeps working for a random stop delay in that range (well
+	// below the loss grace), records Stopped, and only then releases; a selector's takeover
+	// returns only then. The handoff checker judges such rows.
+	StopMin, StopMax time.Duration
 }
 
 // lockPath is the run's i-th lock directory.
