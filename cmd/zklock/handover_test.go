@@ -115,3 +115,24 @@ func TestElectHandoverAfterReset(t *testing.T) { checkHandover(t, "elect", reset
 
 // zklock elect after a partition longer than the session timeout, with the default --kill-grace.
 func TestElectHandoverAfterBlackhole(t *testing.T) { checkHandover(t, "elect", blackholeCases) }
+
+// Issue 16.4: under a partition, zklock exits 76 as soon as its command has stopped: releasing
+// the lost lock is left to the background (the session's expiry deletes the node anyway). On
+// the old code zklock waited on that delete for its 10 s release timeout first.
+func TestExecExitsPromptlyAfterLossUnderPartition(t *testing.T) {
+	zk := shared
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	t.Cleanup(func() { proxy.Blackhole(false) })
+	script := "trap 'echo stopping; exit 0' TERM; echo ready; while :; do sleep 0.05; done"
+	pr := startZklock(t, "--servers", proxy.Addr(), "--session-timeout", "4s", "exec", lockPath(t), "--", "sh", "-c", script)
+	pr.expect(t, "ready", 30*time.Second)
+	proxy.Blackhole(true)
+	pr.expect(t, "stopping", 20*time.Second)
+	stopped := time.Now()
+	if code := pr.wait(t, 30*time.Second); code != exitLost {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitLost, pr.stderr)
+	}
+	if d := time.Since(stopped); d > 3*time.Second {
+		t.Fatalf("zklock exited %v after its command stopped, want at once; stderr:\n%s", d, pr.stderr)
+	}
+}
