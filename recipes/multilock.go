@@ -29,6 +29,10 @@ type Locker interface {
 // compared as given (namespace-relative): give every lock of a set the same
 // framework namespace.
 //
+// NewTxMultiLock builds the transactional mode instead: the whole set queued in
+// one ZooKeeper transaction, no sorting; never mix the two modes (or Curator's
+// multi-lock) on the same paths (docs/multilock.md).
+//
 // The multi-lock holds configuration only and is safe for concurrent use;
 // each Acquire is a new contender for every lock.
 type InterProcessMultiLock struct {
@@ -111,7 +115,10 @@ func (m *InterProcessMultiLock) Paths() []string {
 // Acquire takes every lock in path order under ctx's one deadline. If one
 // cannot be taken (ctx ended, an error), the ones already taken are released
 // in reverse order before the error is returned (joined with any release
-// errors), so none is held afterwards.
+// errors), so none is held afterwards. A transactional multi-lock queues the
+// set in one transaction and waits until every lock is held; on failure its
+// nodes are deleted (in one transaction where it can) before it returns, and
+// on session expiry the whole set is queued again under the same deadline.
 func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
