@@ -181,16 +181,28 @@ func (t *connTracker) awaitCreate(full string) (written <-chan struct{}, stop fu
 // Request opcodes of the creates (ZooKeeper's OpCode), whose body starts with the path.
 var createOpcodes = []int32{1, 15, 19, 21} // create, create2, createContainer, createTTL
 
-// sawFrame wakes the waiters of the create request in frame (length, xid, opcode, path, ...).
+// opMulti is ZooKeeper's multi opcode; a transaction whose first op is a create (a set create)
+// is waited for by the path of that create.
+const opMulti = 14
+
+// sawFrame wakes the waiters of the create request in frame (length, xid, opcode, path, ...), or
+// of the multi whose first op (type int32, done bool, err int32, then the request) is a create.
 func (t *connTracker) sawFrame(frame []byte) {
-	if len(frame) < 16 || !slices.Contains(createOpcodes, int32(binary.BigEndian.Uint32(frame[8:]))) {
+	if len(frame) < 16 {
 		return
 	}
-	n := int(int32(binary.BigEndian.Uint32(frame[12:])))
-	if n < 0 || len(frame) < 16+n {
+	at := 12 // the path's length
+	switch op := int32(binary.BigEndian.Uint32(frame[8:])); {
+	case op == opMulti && len(frame) >= 25 && binary.BigEndian.Uint32(frame[12:]) == 1:
+		at = 21
+	case !slices.Contains(createOpcodes, op):
 		return
 	}
-	full := string(frame[16 : 16+n])
+	n := int(int32(binary.BigEndian.Uint32(frame[at:])))
+	if n < 0 || len(frame) < at+4+n {
+		return
+	}
+	full := string(frame[at+4 : at+4+n])
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, ch := range t.creates[full] {

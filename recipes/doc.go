@@ -49,6 +49,20 @@
 // timeout) has passed, so a connection blip never hands the lock over while the
 // told holder is still stopping. Release of a lost lease returns nil at once.
 //
+// # Multi-locks
+//
+// InterProcessMultiLock takes a set of locks, all or nothing, under one deadline.
+// NewMultiLock and NewMultiMutex (the default) take them one after another in
+// path order, as Curator does in list order: an acquirer holds the early locks
+// while it waits for a later one, and sorting keeps such acquirers from a cycle.
+// NewTxMultiLock and NewTxMultiMutex create our node in every lock directory in
+// one ZooKeeper transaction: the commit order puts any two such acquirers in
+// the same order in every directory they share, so they cannot deadlock, in any
+// caller order, and the set costs one write. Do not mix the two disciplines on
+// the same paths: a sequential acquirer (ours or Curator's InterProcessMultiLock)
+// and a transactional one can each wait for the other for ever. Single-lock
+// contenders, Go or Java, are safe beside either. See docs/multilock.md.
+//
 // # Fencing tokens
 //
 // A lock that lives in ZooKeeper cannot stop a holder that is paused (GC, a

@@ -27,6 +27,10 @@ var (
 	// that it would overtake: each would find itself first, so both would lead or hold. The
 	// message names the other recipe and its node. It also matches driver.ErrKeyOrder.
 	ErrMixedRecipes = errors.New("recipes: the lock path holds contenders of another recipe")
+	// ErrNotTransactional is returned by NewTxMultiLock for a lock that cannot be queued in its
+	// transaction: one that takes more than one node per acquire (a semaphore), or whose driver
+	// creates a fixed node (a downgrade's), decides from an input node, or waits for a directory.
+	ErrNotTransactional = errors.New("recipes: lock cannot join a transactional multi-lock")
 	// ErrInvalidArgument reports a bad parameter (a count, a maximum, a set of
 	// paths); the message names it.
 	ErrInvalidArgument = errors.New("recipes: invalid argument")

@@ -128,18 +128,22 @@ func (l *Lease) Release(ctx context.Context) error {
 	if ctx == nil {
 		return framework.ErrNilContext
 	}
-	l.mu.Lock()
-	if l.count == 0 {
-		l.mu.Unlock()
-		return fmt.Errorf("%w: %s", ErrNotHeld, l.path)
-	}
-	l.count--
-	last := l.count == 0
-	l.mu.Unlock()
+	last, err := l.releaseOne()
 	if !last {
-		return nil
+		return err
 	}
 	return l.release(ctx)
+}
+
+// releaseOne counts one release, and reports whether it was the last (the node must go).
+func (l *Lease) releaseOne() (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.count == 0 {
+		return false, fmt.Errorf("%w: %s", ErrNotHeld, l.path)
+	}
+	l.count--
+	return l.count == 0, nil
 }
 
 // discard releases every acquisition of l as a cleanup (see node.discard): bounded by ctx and a

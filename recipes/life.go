@@ -105,6 +105,17 @@ func (n *node) end() bool {
 // if ctx ends first the delete goes on in the background and the error says so. A lost node
 // (or one whose framework closed) is deleted in the background and release returns nil at once.
 func (n *node) release(ctx context.Context) error {
+	if !n.letGo() {
+		return nil
+	}
+	return n.deleteNow(ctx)
+}
+
+// letGo is release but the delete of a held node: it ends the node's life and reports whether
+// the caller must delete the node now (it was held); a lost node's delete it leaves to the
+// background. A multi-lock lets go of every node of its set this way and deletes them in one
+// transaction.
+func (n *node) letGo() bool {
 	if err := n.session.Err(); err != nil {
 		n.lose(err) // the epoch ended and its callback has not run yet
 	}
@@ -121,13 +132,18 @@ func (n *node) release(ctx context.Context) error {
 	if n.end() {
 		n.lock.event(eventReleased, n.path, time.Since(n.since), nil)
 	}
-	switch {
-	case errors.Is(context.Cause(n.ctx), ErrLockLost):
+	if errors.Is(context.Cause(n.ctx), ErrLockLost) {
 		if !already {
 			n.fw.DeleteInBackground(n.path)
 		}
-		return nil
-	case ctx.Err() != nil:
+		return false
+	}
+	return true
+}
+
+// deleteNow deletes a node that letGo let go of, with a guaranteed delete bounded by ctx.
+func (n *node) deleteNow(ctx context.Context) error {
+	if ctx.Err() != nil {
 		n.fw.DeleteInBackground(n.path)
 		return fmt.Errorf("recipes: release %s: the delete goes on in the background: %w", n.path, ctx.Err())
 	}

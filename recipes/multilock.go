@@ -29,10 +29,15 @@ type Locker interface {
 // compared as given (namespace-relative): give every lock of a set the same
 // framework namespace.
 //
+// NewTxMultiLock builds the transactional mode instead: the whole set queued in
+// one ZooKeeper transaction, no sorting; never mix the two modes (or Curator's
+// multi-lock) on the same paths (docs/multilock.md).
+//
 // The multi-lock holds configuration only and is safe for concurrent use;
 // each Acquire is a new contender for every lock.
 type InterProcessMultiLock struct {
-	locks []Locker // sorted by path
+	locks []Locker // sorted by path; in the caller's order when transactional
+	tx    []*Lock  // the locks of a transactional multi-lock (NewTxMultiLock), else nil
 }
 
 // NewMultiLock returns a multi-lock over locks. An empty set, a nil lock, two
@@ -59,7 +64,20 @@ func NewMultiLock(locks ...Locker) (*InterProcessMultiLock, error) {
 
 // NewMultiMutex returns a multi-lock of one new InterProcessMutex per path,
 // as Curator's InterProcessMultiLock(client, paths).
+//
+// It stays sequential (NewTxMultiMutex is the transactional one) so that it never mixes badly
+// with Curator's InterProcessMultiLock or an older zkrecipes on the same paths: see
+// docs/multilock.md.
 func NewMultiMutex(fw *framework.Framework, paths ...string) (*InterProcessMultiLock, error) {
+	locks, err := mutexes(fw, paths)
+	if err != nil {
+		return nil, err
+	}
+	return NewMultiLock(locks...)
+}
+
+// mutexes returns one new InterProcessMutex per path.
+func mutexes(fw *framework.Framework, paths []string) ([]Locker, error) {
 	locks := make([]Locker, 0, len(paths))
 	for _, p := range paths {
 		m, err := NewMutex(fw, p)
@@ -68,7 +86,7 @@ func NewMultiMutex(fw *framework.Framework, paths ...string) (*InterProcessMulti
 		}
 		locks = append(locks, m)
 	}
-	return NewMultiLock(locks...)
+	return locks, nil
 }
 
 // checkDisjoint refuses equal paths and a path nested in the other. It runs
@@ -84,7 +102,8 @@ func checkDisjoint(a, b string) error {
 	return nil
 }
 
-// Paths returns the lock paths in the order they are taken.
+// Paths returns the lock paths in the order they are taken (a transactional multi-lock: the order
+// given).
 func (m *InterProcessMultiLock) Paths() []string {
 	out := make([]string, len(m.locks))
 	for i, l := range m.locks {
@@ -96,10 +115,16 @@ func (m *InterProcessMultiLock) Paths() []string {
 // Acquire takes every lock in path order under ctx's one deadline. If one
 // cannot be taken (ctx ended, an error), the ones already taken are released
 // in reverse order before the error is returned (joined with any release
-// errors), so none is held afterwards.
+// errors), so none is held afterwards. A transactional multi-lock queues the
+// set in one transaction and waits until every lock is held; on failure its
+// nodes are deleted (in one transaction where it can) before it returns, and
+// on session expiry the whole set is queued again under the same deadline.
 func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
+	}
+	if m.tx != nil {
+		return m.acquireTx(ctx)
 	}
 	ml := &MultiLease{leases: make([]Held, 0, len(m.locks))}
 	for _, lk := range m.locks {
@@ -119,6 +144,7 @@ func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error
 type MultiLease struct {
 	mu       sync.Mutex
 	leases   []Held
+	fw       *framework.Framework // a transactional set's, else nil
 	released bool
 	ctx      context.Context // ends with the first lease that ends
 	cancel   context.CancelCauseFunc
@@ -140,7 +166,8 @@ func (ml *MultiLease) Done() <-chan struct{} { return ml.ctx.Done() }
 // Context returns a context that ends with Done, with Err's value as cause.
 func (ml *MultiLease) Context() context.Context { return ml.ctx }
 
-// Leases returns the leases in the order they were taken (path order).
+// Leases returns the leases in the order they were taken (path order; a transactional set: the
+// order given).
 func (ml *MultiLease) Leases() []Held { return slices.Clone(ml.leases) }
 
 // Err returns nil while every lease is held, else the reason of the first
@@ -161,8 +188,32 @@ func (ml *MultiLease) Err() error {
 	return context.Cause(ml.ctx)
 }
 
+// Guard returns a check operation on every lock node of the set: put them first in a framework
+// Multi so that the transaction commits only while every node exists.
+func (ml *MultiLease) Guard() []framework.Op {
+	ops := make([]framework.Op, len(ml.leases))
+	for i, l := range ml.leases {
+		ops[i] = l.Guard()
+	}
+	return ops
+}
+
+// Tokens returns the fencing token of every lock (see Lease.Token), in Leases' order.
+func (ml *MultiLease) Tokens(ctx context.Context) ([]int64, error) {
+	out := make([]int64, len(ml.leases))
+	for i, l := range ml.leases {
+		t, err := l.Token(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
 // Release releases every lease in reverse order, going on past errors, and
-// returns all errors joined. A second Release returns ErrNotHeld.
+// returns all errors joined; a transactional set deletes its nodes in one
+// transaction. A second Release returns ErrNotHeld.
 func (ml *MultiLease) Release(ctx context.Context) error {
 	if ctx == nil {
 		return framework.ErrNilContext
@@ -174,7 +225,12 @@ func (ml *MultiLease) Release(ctx context.Context) error {
 	if done {
 		return fmt.Errorf("%w: multi-lock already released", ErrNotHeld)
 	}
-	err := releaseAll(ctx, ml.leases)
+	var err error
+	if ml.fw != nil {
+		err = ml.releaseTx(ctx)
+	} else {
+		err = releaseAll(ctx, ml.leases)
+	}
 	if ml.cancel != nil { // nil while Acquire is still rolling back a partial set
 		ml.cancel(fmt.Errorf("%w: multi-lock", ErrReleased))
 	}

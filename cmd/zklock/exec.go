@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +25,7 @@ type execOptions struct {
 	name        string
 	revocable   bool
 	path        string
+	paths       []string // several: a set taken in one transaction (exec_set.go)
 	argv        []string
 }
 
@@ -79,12 +81,14 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 // parseExec parses exec's arguments: flags and PATH, "--", the command.
 func parseExec(g *globals, args []string) (execOptions, error) {
 	var o execOptions
-	path, argv, err := parseCommandLine(execFlags(g, &o), args, "lock PATH")
+	paths, argv, err := parseExecPaths(execFlags(g, &o), args)
 	if err != nil {
 		return o, err
 	}
-	o.path, o.argv = path, argv
+	o.path, o.paths, o.argv = strings.Join(paths, ","), paths, argv
 	switch {
+	case checkSet(o) != nil:
+		return o, checkSet(o)
 	case btoi(o.read)+btoi(o.write)+btoi(o.semaphore != 0) > 1:
 		return o, errors.New("--read, --write and --semaphore exclude each other")
 	case o.revocable && o.semaphore != 0:
@@ -152,6 +156,9 @@ func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, gra
 	}
 	if o.semaphore > 0 {
 		return acquireLease(ctx, fw, o, opts)
+	}
+	if len(o.paths) > 1 {
+		return acquireSet(ctx, fw, o, opts)
 	}
 	l, err := lockFor(fw, o, opts, onRevoke)
 	if err != nil {

@@ -21,24 +21,34 @@ func runHolders(ctx context.Context, g *globals, args []string, std stdio) error
 	if err != nil {
 		return helpOrUsage(err, "holders", std)
 	}
-	if len(pos) != 1 {
-		return usageErr("holders", "want one lock PATH, got %d arguments", len(pos))
+	if len(pos) == 0 {
+		return usageErr("holders", "want a lock PATH")
 	}
 	fw, err := g.connect(ctx, "holders", std)
 	if err != nil {
 		return err
 	}
 	defer fw.Close()
-	r, err := collectHolders(ctx, fw, pos[0], time.Now())
-	if err != nil {
-		return fmt.Errorf("holders of %s: %w", pos[0], err)
+	reports := make([]holdersReport, 0, len(pos))
+	for _, p := range pos {
+		r, err := collectHolders(ctx, fw, p, time.Now())
+		if err != nil {
+			return fmt.Errorf("holders of %s: %w", p, err)
+		}
+		reports = append(reports, r)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(std.out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		if len(reports) == 1 {
+			return enc.Encode(reports[0])
+		}
+		return enc.Encode(reports)
 	}
-	printHolders(std.out, r)
+	for _, r := range reports {
+		printHolders(std.out, r)
+	}
+	printSets(std.out, reports)
 	return nil
 }
 

@@ -59,9 +59,14 @@ Example:
 }
 
 const execUsage = `Usage: zklock exec [--read | --write | --semaphore N] [--timeout D] [--try]
-                   [--kill-grace D] [--name NAME] [--revocable] PATH -- CMD [ARGS...]
+                   [--kill-grace D] [--name NAME] [--revocable] PATH... -- CMD [ARGS...]
 
 Acquire a lock at PATH, run CMD while it is held, release it when CMD exits.
+With several PATHs, take them all as one (mutexes, or --read/--write locks):
+one ZooKeeper transaction queues the whole set, so that exec's naming the same
+paths in any order cannot deadlock; ZKLOCK_NODE then lists the nodes, comma-
+separated, and ZKLOCK_TOKEN is the set's one token. Do not mix it with
+Curator's InterProcessMultiLock on those paths (docs/multilock.md).
 By default the lock is an InterProcessMutex; --read and --write take one side
 of an InterProcessReadWriteLock; --semaphore N takes one lease of an
 InterProcessSemaphoreV2 that admits N holders. Java processes using Curator
@@ -149,9 +154,11 @@ Example:
   zklock elect --id "$(hostname)" /elections/scheduler -- ./scheduler --fence "$ZKLOCK_TOKEN"
 `
 
-const holdersUsage = `Usage: zklock holders PATH [--json]
+const holdersUsage = `Usage: zklock holders PATH... [--json]
 
-List the lock at PATH: the holders first, then the queue. PATH may be an
+List the lock at PATH: the holders first, then the queue. With several PATHs,
+each in turn (--json: an array), then the sets (one GUID, one transaction:
+zklock exec PATH1 PATH2 ...) that have a node in more than one of them. PATH may be an
 InterProcessMutex, an InterProcessReadWriteLock (read and write nodes) or an
 InterProcessSemaphoreV2 (its leases and its internal lock), made by zkrecipes
 or by Curator. For each node: its path, its data, its session id (the

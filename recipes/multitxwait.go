@@ -1,0 +1,194 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/driver"
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// txSet is one queued set of a transactional multi-lock: our node in every lock directory, all
+// created by one transaction of session createdBy.
+type txSet struct {
+	fw        *framework.Framework
+	cs        []*contender // one per lock, in the multi-lock's order
+	tokens    []*token
+	createdBy int64
+	granted   *framework.Session // the epoch of the listings that granted
+	queued    bool
+}
+
+// wait decides every lock on children, listings taken in epoch sess, and waits for the first lock
+// we do not hold (on the one node its driver names: no herd), then lists every directory again,
+// until one round of listings shows every lock held. A grant needs that round's epoch live and
+// the session that created our nodes, as a single lock's.
+func (s *txSet) wait(ctx context.Context, sess *framework.Session, children [][]string, err error) error {
+	for {
+		if err != nil {
+			return err
+		}
+		blocked, dec, err := s.decide(children)
+		switch {
+		case err != nil:
+			return err
+		case blocked < 0 && sess.Err() == nil:
+			if sess.ID() != s.createdBy {
+				return fmt.Errorf("%w: %s: created by session 0x%x, now 0x%x",
+					driver.ErrOwnNodeMissing, s.cs[0].path, s.createdBy, sess.ID())
+			}
+			s.granted = sess
+			return nil
+		case blocked >= 0:
+			if err := s.waitOn(ctx, blocked, dec); err != nil {
+				return err
+			}
+		}
+		sess = s.fw.Session()
+		children, err = s.list(ctx)
+	}
+}
+
+// decide asks every lock's driver (all of them: a node of ours that vanished from any directory
+// re-queues the set) and returns the first lock we do not hold, or -1, with its decision.
+func (s *txSet) decide(children [][]string) (int, driver.Decision, error) {
+	blocked, first := -1, driver.Decision{}
+	for i, c := range s.cs {
+		if err := c.lock.checkDepth(children[i]); err != nil {
+			return -1, first, err
+		}
+		dec, err := c.evaluate(children[i], nil)
+		switch {
+		case err != nil:
+			return -1, first, err
+		case dec.WatchDir:
+			return -1, first, fmt.Errorf("%w: %s: the driver waits for the directory", ErrNotTransactional, c.lock.path)
+		case !dec.Holds && blocked < 0:
+			blocked, first = i, dec
+		}
+	}
+	return blocked, first, nil
+}
+
+// waitOn waits once for the node that lock i's decision names.
+func (s *txSet) waitOn(ctx context.Context, i int, dec driver.Decision) error {
+	c := s.cs[i]
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if !s.queued {
+		s.queued = true
+		c.lock.event(eventQueued, c.path, 0, nil)
+	}
+	_, err := c.waitFor(ctx, dec, nil)
+	return err
+}
+
+// list lists every lock directory with the requests in flight together.
+func (s *txSet) list(ctx context.Context) ([][]string, error) {
+	kids, errs := make([][]string, len(s.cs)), make([]error, len(s.cs))
+	var wg sync.WaitGroup
+	for i := 1; i < len(s.cs); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			kids[i], errs[i] = s.cs[i].lock.list(ctx)
+		}()
+	}
+	kids[0], errs[0] = s.cs[0].lock.list(ctx)
+	wg.Wait()
+	return kids, errors.Join(errs...)
+}
+
+// paths returns our nodes.
+func (s *txSet) paths() []string {
+	out := make([]string, len(s.cs))
+	for i, c := range s.cs {
+		out[i] = c.path
+	}
+	return out
+}
+
+// abandon deletes the nodes of a set that failed, in one transaction where it can, as a cleanup
+// (cleanupContext): never past ctx while the connection is in doubt; the rest goes on in the
+// background.
+func (s *txSet) abandon(ctx context.Context) {
+	dctx, cancel := cleanupContext(ctx, s.fw)
+	defer cancel()
+	if deleteInOne(dctx, s.fw, s.paths()) {
+		return
+	}
+	for _, p := range s.paths() {
+		if dctx.Err() != nil {
+			s.fw.DeleteInBackground(p)
+			continue
+		}
+		if err := s.fw.Delete(dctx, p, framework.Guaranteed()); err != nil && !errors.Is(err, framework.ErrNoNode) {
+			s.fw.Logger().Debug("recipes: cleanup delete continues in the background", "path", p, "err", err)
+		}
+	}
+}
+
+// deleteInOne deletes paths in one transaction under ctx, and reports whether it did. It fails
+// when one node is gone already (an expired session's, or a retried transaction that had been
+// applied): the caller then deletes them one by one, NoNode being success.
+func deleteInOne(ctx context.Context, fw *framework.Framework, paths []string) bool {
+	if ctx.Err() != nil || len(paths) == 0 {
+		return len(paths) == 0
+	}
+	ops := make([]framework.Op, len(paths))
+	for i, p := range paths {
+		ops[i] = framework.DeleteOp(p, -1)
+	}
+	_, err := fw.Multi(ctx, ops...)
+	return err == nil
+}
+
+// leases wraps the granted set in one Lease per lock, each with the one life path of every
+// lease (newLease): loss, the loss grace and release behave as for a single lock.
+func (s *txSet) leases(start time.Time) []Held {
+	out := make([]Held, len(s.cs))
+	for i, c := range s.cs {
+		l := c.lock
+		lease := newLease(l, grant{path: c.path, session: s.granted, token: s.tokens[i]})
+		l.event(eventAcquired, c.path, time.Since(start), nil)
+		if l.opts.revoke != nil {
+			go watchRevocation(lease, l.opts.revoke)
+		}
+		out[i] = lease
+	}
+	return out
+}
+
+// releaseTx releases every lease of a transactional set: each counts one release, as Release
+// does; the nodes whose last release it was are deleted in one transaction bounded by ctx (one
+// by one, NoNode being success, if the transaction fails; in the background once ctx ends).
+func (ml *MultiLease) releaseTx(ctx context.Context) error {
+	var errs []error
+	var nodes []*node
+	for _, h := range ml.leases {
+		l := h.(*Lease)
+		last, err := l.releaseOne()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if last && l.letGo() {
+			nodes = append(nodes, l.node)
+		}
+	}
+	paths := make([]string, len(nodes))
+	for i, n := range nodes {
+		paths[i] = n.path
+	}
+	if !deleteInOne(ctx, ml.fw, paths) {
+		for _, n := range nodes {
+			if err := n.deleteNow(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,151 @@
+package recipes_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+// mustTx returns a transactional multi-mutex over paths.
+func mustTx(t testing.TB, fw *framework.Framework, paths ...string) *recipes.InterProcessMultiLock {
+	t.Helper()
+	m, err := recipes.NewTxMultiMutex(fw, paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// countNodes returns how many children each of dirs has.
+func countNodes(t testing.TB, fw *framework.Framework, dirs ...string) []int {
+	out := make([]int, len(dirs))
+	for i, d := range dirs {
+		out[i] = len(zktest.Children(t, fw, d))
+	}
+	return out
+}
+
+// Many goroutines on four sessions take random sets of 2 to 4 of 6 paths, each naming them in a
+// random order, with a 1 ms critical section: none hits its deadline (a cycle would make both
+// acquirers of it wait until theirs), no path ever has two holders, nothing is left. Named in
+// random orders, a multi-lock that held one lock while it waited for another would deadlock here.
+func TestTxMultiLockNoDeadlockInRandomOrders(t *testing.T) {
+	zktest.CheckGoroutines(t)
+	zk := shared
+	p := lockPath(t)
+	paths := make([]string, 6)
+	gauges := make([]zktest.Gauge, len(paths))
+	for i := range paths {
+		paths[i] = fmt.Sprintf("%s/p%d", p, i)
+	}
+	fws := []*framework.Framework{zktest.Connect(t, zk), zktest.Connect(t, zk), zktest.Connect(t, zk), zktest.Connect(t, zk)}
+	const goroutines, rounds = 12, 25
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(g), 7))
+			for i := 0; i < rounds; i++ {
+				idx := r.Perm(len(paths))[:2+r.IntN(3)]
+				set := make([]string, len(idx))
+				for j, k := range idx {
+					set[j] = paths[k]
+				}
+				m := mustTx(t, fws[g%len(fws)], set...)
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				l, err := m.Acquire(ctx)
+				cancel()
+				if err != nil {
+					t.Errorf("goroutine %d round %d, %v: %v", g, i, set, err)
+					return
+				}
+				for _, k := range idx {
+					gauges[k].Enter()
+				}
+				time.Sleep(time.Millisecond) // the critical section
+				for _, k := range idx {
+					gauges[k].Leave()
+				}
+				if err := l.Release(ctxFor(t, 10*time.Second)); err != nil {
+					t.Errorf("release: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range gauges {
+		if gauges[i].Max() != 1 {
+			t.Errorf("%s: %d holders at once", paths[i], gauges[i].Max())
+		}
+	}
+	for i, n := range countNodes(t, fws[0], paths...) {
+		if n != 0 {
+			t.Errorf("%s: %d nodes left", paths[i], n)
+		}
+	}
+}
+
+// The set is queued in one transaction (one multi, no create), listed with one listing per
+// directory, and released in one transaction (one multi, no delete); every node of the set
+// carries the one GUID.
+func TestTxMultiLockOneTransaction(t *testing.T) {
+	zk := shared
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fw := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
+	keep := mustAcquire(t, mustMutex(t, zktest.Connect(t, zk), p+"/keep"), 10*time.Second) // keeps p
+	defer mustRelease(t, keep)
+	m := mustTx(t, fw, p+"/d", p+"/a", p+"/c", p+"/b")
+	releaseMulti(t, mustMulti(t, m)) // creates the parents
+	proxy.ResetCounts()
+	l := mustMulti(t, m)
+	got := proxy.Requests()
+	if got[zktest.OpMulti] != 1 || got[zktest.OpCreate]+got[zktest.OpCreate2] != 0 || got[zktest.OpGetChildren2] != 4 {
+		t.Fatalf("requests of an uncontended acquire of 4: %v, want 1 multi, no create, 4 listings", got)
+	}
+	var guid string
+	for _, h := range l.Leases() {
+		name := path.Base(h.Path())
+		if !framework.IsProtected(name) || guid != "" && name[:40] != guid {
+			t.Fatalf("node %s: want the set's one GUID %s", name, guid)
+		}
+		guid = name[:40]
+	}
+	proxy.ResetCounts()
+	releaseMulti(t, l)
+	if got := proxy.Requests(); got[zktest.OpMulti] != 1 || got[zktest.OpDelete] != 0 {
+		t.Fatalf("requests of a release of 4: %v, want 1 multi and no delete", got)
+	}
+	if n := countNodes(t, fw, p+"/d", p+"/a", p+"/c", p+"/b"); !slices.Equal(n, []int{0, 0, 0, 0}) {
+		t.Fatalf("nodes left after release: %v", n)
+	}
+}
+
+// mustMulti acquires m within 10 s.
+func mustMulti(t testing.TB, m *recipes.InterProcessMultiLock) *recipes.MultiLease {
+	t.Helper()
+	l, err := m.Acquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// releaseMulti releases l within 10 s.
+func releaseMulti(t testing.TB, l *recipes.MultiLease) {
+	t.Helper()
+	if err := l.Release(ctxFor(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+}
