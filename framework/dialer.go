@@ -37,6 +37,8 @@ type connTracker struct {
 	gate     atomic.Pointer[chan struct{}] // open once go-zookeeper re-sent the watches (setwatches.go)
 	resent   atomic.Int64                  // setWatches requests written (setwatches.go)
 	gateOnce sync.Mutex
+
+	creds atomic.Pointer[sessionCreds] // the session of the last ConnectResponse (credentials.go)
 }
 
 func newConnTracker(d zk.Dialer, log *slog.Logger) *connTracker {
@@ -108,6 +110,9 @@ type trackedConn struct {
 	net.Conn
 	t *connTracker
 	r *bufio.Reader // only go-zookeeper's receiving goroutine reads
+
+	head     []byte // the first frame so far, until headDone (credentials.go)
+	headDone bool
 }
 
 // socketReader is what the buffer reads from: the socket, noting the time of each read that
@@ -139,6 +144,9 @@ func (t *connTracker) heard() {
 // does with the bytes after its setWatches resend (see setwatches.go).
 func (c *trackedConn) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
+	if n > 0 && !c.headDone {
+		c.sawConnectBytes(p[:n])
+	}
 	c.t.resent.Load()
 	return n, err
 }

@@ -28,7 +28,8 @@
 // connections, blackhole or delay traffic, lose the reply of a chosen
 // request (CutReplyAfter), and counts requests by opcode and watch
 // notifications. ExpireSession expires a session on the server for real, by
-// attaching to it and closing it.
+// attaching to it and closing it; Expire(ctx, c, fw) does it to any
+// framework.Framework, with the credentials from fw.SessionCredentials.
 //
 // Leaks: CheckGoroutines(t) fails a test that leaves goroutines behind, and
 // VerifyNoLeaks(m) does the same for a whole package from TestMain.

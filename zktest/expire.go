@@ -8,6 +8,8 @@ import (
 	"net"
 	"syscall"
 	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
 )
 
 // ErrNoSession is returned by ExpireSession when the server does not know
@@ -20,7 +22,7 @@ var ErrNoSession = errors.New("zktest: no such session")
 // are deleted and its watches dropped; the original client learns that its
 // session expired (StateExpired) when it next reaches a server. Take id and
 // passwd from zk.Conn.SessionID and the Proxy's Session, or from the
-// client's own bookkeeping. ctx bounds the exchange (default 10 s).
+// client's own bookkeeping; for a framework.Framework, Expire does all this. ctx bounds the exchange (default 10 s).
 func ExpireSession(ctx context.Context, server string, id int64, passwd []byte) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -48,6 +50,33 @@ func ExpireSession(ctx context.Context, server string, id int64, passwd []byte) 
 		}
 		return fmt.Errorf("zktest: expire session 0x%x: %w", id, err)
 	}
+}
+
+// Expire expires fw's current session on c for real, as Curator's KillSession does for any
+// client: it takes the session's id and password from fw.SessionCredentials (no Proxy needed)
+// and calls ExpireSession on the first running member of c that answers. fw then reports Lost
+// and opens a new session; its leases end with recipes.ErrLockLost. It returns ErrNoSession
+// if fw has no session yet. ctx bounds it (default 10 s).
+func Expire(ctx context.Context, c *Cluster, fw *framework.Framework) error {
+	id, passwd := fw.SessionCredentials()
+	if id == 0 {
+		return fmt.Errorf("zktest: expire: %w (the framework has none yet)", ErrNoSession)
+	}
+	var errs []error
+	for _, m := range c.members {
+		if !m.Running() {
+			continue
+		}
+		err := ExpireSession(ctx, m.Addr(), id, passwd)
+		if err == nil || errors.Is(err, ErrNoSession) || ctx.Err() != nil {
+			return err
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		return fmt.Errorf("zktest: expire session 0x%x: no member is running", id)
+	}
+	return errors.Join(errs...)
 }
 
 // expireAttempts bounds the tries when a reconnecting client keeps taking
