@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -121,6 +122,15 @@ func newCluster(n int, inst installation, cfg *config) (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%w: free ports: %w", ErrStart, err)
 	}
+	if cfg.clientPort > 0 {
+		for i := range n {
+			if err := checkPortFree(cfg.clientPort + i); err != nil {
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("%w: client port: %w", ErrStart, err)
+			}
+			ports[3*i] = cfg.clientPort + i
+		}
+	}
 	c := &Cluster{dir: dir}
 	for i := range n {
 		m := &Member{
@@ -176,6 +186,15 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// checkPortFree fails if port cannot be listened on at 127.0.0.1 now.
+func checkPortFree(port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return err
+	}
+	return l.Close()
 }
 
 // Servers returns every member's client address, "127.0.0.1:port".

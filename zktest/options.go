@@ -35,6 +35,7 @@ type config struct {
 	stopGrace         time.Duration
 	maxHeap           string
 	extraJVMFlags     []string
+	clientPort        int // member i listens on clientPort+i; 0: free ports
 }
 
 func defaultConfig() config {
@@ -117,3 +118,8 @@ func WithStopGrace(d time.Duration) Option { return func(c *config) { c.stopGrac
 func WithJVMFlags(flags ...string) Option {
 	return func(c *config) { c.extraJVMFlags = append(c.extraJVMFlags, flags...) }
 }
+
+// WithClientPort makes member i (0-based) serve clients on port+i, 127.0.0.1 only, instead of
+// a free port (the peer and election ports stay free ones). A start fails at once if one of
+// those ports is in use.
+func WithClientPort(port int) Option { return func(c *config) { c.clientPort = port } }

@@ -21,10 +21,11 @@ func TestHelpExitsZero(t *testing.T) {
 		{[]string{"help", "holders"}, "Usage: zklock holders"},
 		{[]string{"holders", "-h"}, "zklock holders /locks/backup"},
 		{[]string{"revoke", "--help"}, "Usage: zklock revoke"},
-		{[]string{"help"}, "elect     run a command while this process is the leader"},
+		{[]string{"help"}, "elect       run a command while this process is the leader"},
 		{[]string{"help", "elect"}, "ZKLOCK_ID"},
 		{[]string{"elect", "-h"}, "Usage: zklock elect"},
 		{[]string{"demo", "-h"}, "Usage: zklock demo"},
+		{[]string{"dev-server", "-h"}, "Usage: zklock dev-server"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -61,6 +62,7 @@ func TestUsageErrors(t *testing.T) {
 		{"holders without path", []string{"--servers", "127.0.0.1:1", "holders"}, "want a lock PATH"},
 		{"revoke without node", []string{"--servers", "127.0.0.1:1", "revoke"}, "one lock NODE"},
 		{"demo with argument", []string{"demo", "extra"}, "unexpected arguments"},
+		{"dev-server ensemble 0", []string{"dev-server", "--ensemble", "0"}, "--ensemble 0"},
 		{"help for unknown", []string{"help", "elekt"}, "unknown command"},
 		{"elect no dashes", []string{"--servers", "127.0.0.1:1", "elect", "/p", "true"}, "missing '--'"},
 		{"elect two paths", []string{"--servers", "127.0.0.1:1", "elect", "/p", "/q", "--", "true"}, "one election PATH"},
@@ -112,6 +114,7 @@ func TestUsageListsEveryFlag(t *testing.T) {
 		{execUsage, execFlags(g, &execOptions{})},
 		{electUsage, electFlags(g, &electOptions{})},
 		{demoUsage, demoFlags(g, &demoConfig{})},
+		{devServerUsage, devServerFlags(g, &devServerOptions{})},
 	}
 	for _, s := range sets {
 		global := s.fs.Name() != "zklock"

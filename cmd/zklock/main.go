@@ -6,6 +6,7 @@
 //	zklock holders PATH [--json]
 //	zklock revoke NODE
 //	zklock demo
+//	zklock dev-server [--port N] [--ensemble N]
 //	zklock help [COMMAND]
 //
 // Servers come from --servers or $ZK_SERVERS. Run 'zklock help' for the
@@ -54,6 +55,7 @@ func commands() []command {
 		{"holders", "list a lock's holders, then its queue", holdersUsage, runHolders},
 		{"revoke", "ask the holder of a lock node to release it", revokeUsage, runRevoke},
 		{"demo", "contending workers on one lock, a lost lock and a fenced resource", demoUsage, runDemo},
+		{"dev-server", "start a throwaway local ZooKeeper for development; print its connect string", devServerUsage, runDevServer},
 	}
 }
 
@@ -78,7 +80,7 @@ func run(ctx context.Context, args []string, io stdio) error {
 			return c.run(ctx, g, rest, io)
 		}
 	}
-	return usageErr("", "unknown command %q (commands: exec, elect, holders, revoke, demo, help)", name)
+	return usageErr("", "unknown command %q (commands: exec, elect, holders, revoke, demo, dev-server, help)", name)
 }
 
 // runHelp prints the main usage or one command's, to stdout.

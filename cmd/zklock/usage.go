@@ -45,9 +45,9 @@ Usage:
 Commands:
 `)
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-8s  %s\n", c.name, c.short)
+		fmt.Fprintf(&b, "  %-10s  %s\n", c.name, c.short)
 	}
-	b.WriteString("  help      show a command's usage and an example: zklock help exec\n\n")
+	b.WriteString("  help        show a command's usage and an example: zklock help exec\n\n")
 	b.WriteString(globalFlagsHelp + "\n" + exitCodesHelp + `
 Example:
   export ZK_SERVERS=zk1:2181,zk2:2181,zk3:2181
