@@ -10,11 +10,13 @@ import (
 )
 
 // child is the command exec runs, leading its own process group so that a
-// signal reaches it and everything it started, and nothing else.
+// signal reaches it and everything it started, and nothing else. A guardian
+// kills that group if zklock dies without stopping it (guardian.go).
 type child struct {
-	cmd  *exec.Cmd
-	done chan struct{} // closed once the command exited and was reaped
-	err  error         // cmd.Wait's error, valid after done
+	cmd   *exec.Cmd
+	guard *guardian
+	done  chan struct{} // closed once the command exited and was reaped
+	err   error         // cmd.Wait's error, valid after done
 }
 
 // startChild starts argv with env added to ours, sharing our stdio.
@@ -32,7 +34,13 @@ func startChild(argv, env []string) (*child, error) {
 		}
 		return nil, withCode(exitCannotRun, fmt.Errorf("cannot run %s: %w", argv[0], err))
 	}
-	c := &child{cmd: cmd, done: make(chan struct{})}
+	g, err := startGuardian(cmd.Process.Pid)
+	if err != nil { // without it, a SIGKILL of zklock would leave the command's children running
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return nil, withCode(exitCannotRun, fmt.Errorf("cannot start the guardian of %s: %w", argv[0], err))
+	}
+	c := &child{cmd: cmd, guard: g, done: make(chan struct{})}
 	go func() {
 		c.err = cmd.Wait()
 		close(c.done)
@@ -60,8 +68,9 @@ func (c *child) exitCode() int {
 // stopLeftovers ends what is left of the process group once its leader
 // exited (a command's background jobs must not outlive the lock): SIGTERM,
 // then SIGKILL at deadline. It polls, as a process group cannot be waited
-// on from outside.
+// on from outside. Then the group is gone (or killed): the guardian is disarmed.
 func (c *child) stopLeftovers(deadline time.Time) {
+	defer c.guard.disarm()
 	pgid := c.cmd.Process.Pid
 	if syscall.Kill(-pgid, 0) != nil {
 		return

@@ -25,6 +25,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == guardianArg {
+		os.Exit(runGuardian(os.Args[2:]))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	env := stdio{out: os.Stdout, err: os.Stderr, getenv: os.Getenv}

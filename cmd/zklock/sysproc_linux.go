@@ -9,3 +9,6 @@ import "syscall"
 func childSysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
+
+// selfExe is the running zklock binary, even if its file was replaced since it started.
+func selfExe() string { return "/proc/self/exe" }

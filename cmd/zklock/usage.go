@@ -94,6 +94,12 @@ start, about a third of the session timeout after zklock told CMD: the
 default --kill-grace, a quarter of the session timeout, ends CMD before
 then.
 
+If zklock dies, even of SIGKILL, CMD's process group dies within a second:
+the kernel kills CMD, and a guardian process (zklock itself, in a session of
+its own) kills the rest of the group. A process that leaves the group on
+purpose (setsid, a daemon that double-forks into a new session) is out of
+reach: do not run one under zklock.
+
 Flags:
   --read            take the read lock (shared with other readers)
   --write           take the write lock (exclusive)
@@ -143,6 +149,9 @@ that. After a partition, ZooKeeper expires the session, and the next leader
 may start, about a third of the session timeout after zklock told CMD: the
 default --kill-grace, a quarter of the session timeout, ends CMD before
 then.
+
+If zklock dies, even of SIGKILL, CMD's process group dies within a second,
+as with exec.
 
 Flags:
   --id ID           the candidate id stored in its node, shown by holders and by
