@@ -99,12 +99,13 @@ func WithLossGrace(d time.Duration) Option {
 	}
 }
 
-// lockOptions are the lock options o asks for.
-func (o *options) lockOptions() []recipes.LockOption {
-	if !o.graceSet {
-		return nil
+// lockOptions are the lock options o asks for, for a lock of the recipe kind.
+func (o *options) lockOptions(kind string) []recipes.LockOption {
+	opts := []recipes.LockOption{recipes.WithKind(kind)}
+	if o.graceSet {
+		opts = append(opts, recipes.WithLossGrace(o.grace))
 	}
-	return []recipes.LockOption{recipes.WithLossGrace(o.grace)}
+	return opts
 }
 
 // build applies opts and refuses nil ones.

@@ -53,7 +53,7 @@ func NewSelector(fw *framework.Framework, path string, takeover TakeoverFunc, op
 	if o.id != "" {
 		data = []byte(o.id)
 	}
-	e, err := newElection(fw, path, o.id, driver.Exclusive(), data, o.lockOptions()...)
+	e, err := newElection(fw, path, o.id, driver.Exclusive(), data, o.lockOptions(recipes.KindSelector)...)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,11 @@ type Identity struct {
 	Host string `json:"host,omitempty"` // os.Hostname of the creating process
 	PID  int    `json:"pid,omitempty"`  // process id of the creating process
 	Name string `json:"name,omitempty"` // optional, chosen by the user (a worker or job name)
+	// Kind is the recipe that created the node (KindMutex, KindRead, KindSelector,
+	// CustomKind(lockName), ...), written by each recipe into its node's Identity; empty in
+	// data written before it existed, or by hand. Curator never reads it: it only shows a
+	// node's data.
+	Kind string `json:"kind,omitempty"`
 }
 
 // NewIdentity describes this process: its host name, its pid, and name
@@ -29,7 +34,7 @@ func NewIdentity(name string) Identity {
 }
 
 // Encode returns the identity as compact JSON, for example
-// {"lib":"zkrecipes-go","host":"web-1","pid":4242,"name":"backup"}.
+// {"lib":"zkrecipes-go","host":"web-1","pid":4242,"name":"backup","kind":"mutex"}.
 func (id Identity) Encode() []byte {
 	id.Lib = IdentityLib
 	b, err := json.Marshal(id)
@@ -90,4 +95,15 @@ func isIPText(data []byte) bool {
 	}
 	_, err := netip.ParseAddr(string(data))
 	return err == nil
+}
+
+// withKind returns data with kind recorded when data is our Identity without a kind; any other
+// data (the application's, Curator's, an Identity that names its kind) is returned as it is.
+func withKind(data []byte, kind string) []byte {
+	id, ok := ParseIdentity(data)
+	if !ok || id.Kind != "" || kind == "" {
+		return data
+	}
+	id.Kind = kind
+	return id.Encode()
 }

@@ -17,6 +17,7 @@ func TestIdentityEncodeParse(t *testing.T) {
 		{"no name", Identity{Lib: IdentityLib, Host: "h", PID: 1}, `{"lib":"zkrecipes-go","host":"h","pid":1}`},
 		{"lib forced", Identity{Lib: "other", Host: "h", PID: 1}, `{"lib":"zkrecipes-go","host":"h","pid":1}`},
 		{"quotes in name", Identity{Name: `a"b`}, `{"lib":"zkrecipes-go","name":"a\"b"}`},
+		{"kind", Identity{Host: "h", PID: 1, Kind: KindSelector}, `{"lib":"zkrecipes-go","host":"h","pid":1,"kind":"leader selector"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,5 +83,27 @@ func TestNodeOrigin(t *testing.T) {
 	}
 	if got := NodeOrigin(bytes.Repeat([]byte("1"), 1000)); got != OriginUnknown {
 		t.Errorf("NodeOrigin(long) = %s", got)
+	}
+}
+
+// Data written before Identity had a kind still parses (Kind empty); withKind records a kind
+// only in our Identity without one, and leaves any other data alone.
+func TestIdentityKind(t *testing.T) {
+	old := []byte(`{"lib":"zkrecipes-go","host":"h","pid":7,"name":"job"}`)
+	id, ok := ParseIdentity(old)
+	if !ok || id.Kind != "" || id.Name != "job" {
+		t.Fatalf("ParseIdentity(old) = %+v, %v", id, ok)
+	}
+	if got, _ := ParseIdentity(withKind(old, KindMutex)); got.Kind != KindMutex || got.Name != "job" || got.PID != 7 {
+		t.Fatalf("withKind(old) = %+v", got)
+	}
+	named := Identity{Kind: "mine"}.Encode()
+	for _, data := range [][]byte{nil, []byte("10.0.0.1"), []byte("worker-1"), named} {
+		if got := withKind(data, KindMutex); !bytes.Equal(got, data) {
+			t.Errorf("withKind(%q) = %q; want it unchanged", data, got)
+		}
+	}
+	if k := CustomKind("job-"); k != "custom:job-" || !IsCustomKind(k) || IsCustomKind(KindMutex) {
+		t.Fatalf("CustomKind(job-) = %q", k)
 	}
 }

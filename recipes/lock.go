@@ -46,7 +46,19 @@ type lockOptions struct {
 	listing int // refuse an acquire from a listing this large (bytes); 0 = DefaultListingLimit
 	grace   time.Duration
 	graceOK bool // WithLossGrace was given (0 is a valid grace)
+	kind    string
 	err     error
+}
+
+// WithKind names the recipe that our nodes belong to, recorded in their Identity (Identity.Kind)
+// for zklock holders and Participants; the default is CustomKind(drv.LockName()). It changes
+// nothing when the node data is not an Identity (WithNodeData with other data, or the
+// framework's default data). The built-in recipes set their own kind, after your options.
+func WithKind(kind string) LockOption { return func(o *lockOptions) { o.kind = kind } }
+
+// kindLast returns opts followed by WithKind(kind), in a new slice: the recipe's own kind wins.
+func kindLast(opts []LockOption, kind string) []LockOption {
+	return append(append(make([]LockOption, 0, len(opts)+1), opts...), WithKind(kind))
 }
 
 // WithListingLimit sets the size of the lock directory's listing, in bytes as ZooKeeper encodes
@@ -138,6 +150,10 @@ func NewLock(fw *framework.Framework, path string, drv driver.Driver, opts ...Lo
 	if l.opts.data == nil && len(fw.DefaultData()) == 0 {
 		l.opts.data = processIdentity()
 	}
+	if l.opts.kind == "" {
+		l.opts.kind = CustomKind(drv.LockName())
+	}
+	l.opts.data = withKind(l.opts.data, l.opts.kind)
 	if in, ok := drv.(driver.InputDriver); ok && in.Input() != "" {
 		if err := framework.ValidatePath(in.Input()); err != nil {
 			return nil, err

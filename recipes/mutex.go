@@ -22,7 +22,7 @@ type InterProcessMutex struct {
 // NewMutex returns a mutex on path (options: WithNodeData, WithRevocation). It does no I/O;
 // the path's nodes are created on first Acquire, as containers.
 func NewMutex(fw *framework.Framework, path string, opts ...LockOption) (*InterProcessMutex, error) {
-	l, err := NewLock(fw, path, driver.Exclusive(), opts...)
+	l, err := NewLock(fw, path, driver.Exclusive(), kindLast(opts, KindMutex)...)
 	if err != nil {
 		return nil, err
 	}

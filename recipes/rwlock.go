@@ -43,11 +43,11 @@ type WriteLock struct{ *Lock }
 // WithNodeData sets the data of both read and write nodes, and WithRevocation makes leases of
 // both kinds revocable. It does no I/O.
 func NewReadWriteLock(fw *framework.Framework, path string, opts ...LockOption) (*InterProcessReadWriteLock, error) {
-	r, err := NewLock(fw, path, driver.Read(""), opts...)
+	r, err := NewLock(fw, path, driver.Read(""), kindLast(opts, KindRead)...)
 	if err != nil {
 		return nil, err
 	}
-	w, err := NewLock(fw, path, driver.Write(), opts...)
+	w, err := NewLock(fw, path, driver.Write(), kindLast(opts, KindWrite)...)
 	if err != nil {
 		return nil, err
 	}

@@ -71,11 +71,11 @@ func newSemaphore(fw *framework.Framework, p string, max int, countPath string, 
 	if err := validateLockPath(p); err != nil {
 		return nil, err
 	}
-	leases, err := NewLock(fw, path.Join(p, semaphoreLeases), drv, opts...)
+	leases, err := NewLock(fw, path.Join(p, semaphoreLeases), drv, kindLast(opts, KindLease)...)
 	if err != nil {
 		return nil, err
 	}
-	mutex, err := NewLock(fw, path.Join(p, semaphoreLocks), driver.Exclusive())
+	mutex, err := NewLock(fw, path.Join(p, semaphoreLocks), driver.Exclusive(), WithKind(KindSemaphoreLock))
 	if err != nil {
 		return nil, err
 	}

@@ -172,7 +172,7 @@ func TestDefaultNodeDataIsIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, ok := recipes.ParseIdentity(data)
-	if !ok || id.PID != os.Getpid() || recipes.NodeOrigin(data) != recipes.OriginGo {
+	if !ok || id.PID != os.Getpid() || id.Kind != recipes.KindMutex || recipes.NodeOrigin(data) != recipes.OriginGo {
 		t.Fatalf("default node data %q: identity %+v, %v", data, id, ok)
 	}
 	mustRelease(t, l)

@@ -17,7 +17,7 @@ import (
 // nodeInfo is one contender node as holders shows it.
 type nodeInfo struct {
 	Node       string            `json:"node"`
-	Kind       string            `json:"kind"` // lock, read, write, lease
+	Kind       string            `json:"kind"` // the recipe (see nodeKind)
 	Data       string            `json:"data"`
 	Session    string            `json:"session"` // the ephemeral owner, in hex
 	Created    time.Time         `json:"created"`
@@ -31,15 +31,18 @@ type nodeInfo struct {
 // holdersReport is a lock's state: holders first, then the queue.
 type holdersReport struct {
 	Path    string     `json:"path"`
-	Kind    string     `json:"kind"` // mutex, rwlock, semaphore, or none
+	Kind    string     `json:"kind"` // see dirKind
 	Holders []nodeInfo `json:"holders"`
 	Queue   []nodeInfo `json:"queue"`
+	// Unknown are the nodes of a kind whose predicate zklock does not know (a custom lock, an
+	// unrecognised name), in queue order: it claims neither that they hold nor that they wait.
+	Unknown []nodeInfo `json:"unknown"`
 }
 
 // collectHolders reads the lock at p and sorts its nodes into holders and
 // queue with the recipes' own predicates.
 func collectHolders(ctx context.Context, fw *framework.Framework, p string, now time.Time) (holdersReport, error) {
-	r := holdersReport{Path: p, Kind: "none", Holders: []nodeInfo{}, Queue: []nodeInfo{}}
+	r := holdersReport{Path: p, Kind: "none", Holders: []nodeInfo{}, Queue: []nodeInfo{}, Unknown: []nodeInfo{}}
 	kids, err := listChildren(ctx, fw, p)
 	if err != nil || len(kids) == 0 {
 		return r, err
@@ -51,22 +54,26 @@ func collectHolders(ctx context.Context, fw *framework.Framework, p string, now 
 	rw := slices.ContainsFunc(kids, func(k string) bool {
 		return strings.Contains(k, driver.ReadLockName) || strings.Contains(k, driver.WriteLockName)
 	})
-	drv := driver.Exclusive()
-	if r.Kind = "mutex"; rw {
-		r.Kind, drv = "rwlock", driver.Write()
+	sorted := sortBySequence(kids)
+	if rw {
+		sorted = driver.Sort(driver.Write(), kids)
 	}
-	nodes, err := readNodes(ctx, fw, p, driver.Sort(drv, kids), now)
+	nodes, err := readNodes(ctx, fw, p, sorted, now)
 	if err != nil {
 		return r, err
 	}
+	r.Kind = dirKind(nodes)
 	names := make([]string, len(nodes))
 	for i, n := range nodes {
 		names[i] = n.name
 	}
 	for i, n := range nodes {
-		if decide(nodes, names, i).Holds {
+		switch {
+		case !knownPredicate(n.Kind):
+			r.Unknown = append(r.Unknown, n)
+		case decide(nodes, names, i).Holds:
 			r.Holders = append(r.Holders, n)
-		} else {
+		default:
 			r.Queue = append(r.Queue, n)
 		}
 	}
@@ -78,19 +85,61 @@ func collectHolders(ctx context.Context, fw *framework.Framework, p string, now 
 func decide(nodes []nodeInfo, names []string, i int) driver.Decision {
 	v := driver.View{Sorted: names, Index: i}
 	switch nodes[i].Kind {
-	case "read":
+	case recipes.KindRead:
 		writer := ""
 		for _, n := range nodes {
-			if n.Kind == "write" && n.owner == nodes[i].owner &&
+			if n.Kind == recipes.KindWrite && n.owner == nodes[i].owner &&
 				driver.KeyAfter(n.name, driver.WriteLockName) == driver.KeyAfter(nodes[i].name, driver.ReadLockName) {
 				writer = n.name
 			}
 		}
 		return driver.Read(writer).Decide(v)
-	case "write":
+	case recipes.KindWrite:
 		return driver.Write().Decide(v)
 	}
 	return driver.Exclusive().Decide(v)
+}
+
+// knownPredicate reports whether decide knows the predicate of kind: the exclusive one (the
+// first node holds; a selector is a mutex, a latch's leader is its first node) or a read-write
+// lock's. A semaphore is read by collectSemaphore.
+func knownPredicate(kind string) bool {
+	switch kind {
+	case recipes.KindMutex, recipes.KindSelector, recipes.KindLatch, recipes.KindRead, recipes.KindWrite,
+		recipes.KindKazooLock:
+		return true
+	}
+	return false
+}
+
+// dirKind names a lock directory's recipe from its nodes' kinds: "rwlock" with any read or
+// write node, the one kind they all share ("mutex" for mutexes and selectors together: Curator's
+// selectors show as mutexes), "mixed" otherwise, "none" without nodes.
+func dirKind(nodes []nodeInfo) string {
+	kinds := map[string]bool{}
+	for _, n := range nodes {
+		kinds[n.Kind] = true
+	}
+	switch {
+	case len(kinds) == 0:
+		return "none"
+	case kinds[recipes.KindRead] || kinds[recipes.KindWrite]:
+		return "rwlock"
+	case len(kinds) == 2 && kinds[recipes.KindMutex] && kinds[recipes.KindSelector]:
+		return recipes.KindMutex
+	case len(kinds) == 1:
+		return nodes[0].Kind
+	}
+	return "mixed"
+}
+
+// sortBySequence orders contender names by driver.SequenceKey (their 10-digit sequence), as
+// every recipe of Curator's layout does whatever its lock name; the listing's order breaks
+// ties, as in the engine.
+func sortBySequence(names []string) []string {
+	out := slices.Clone(names)
+	slices.SortStableFunc(out, func(a, b string) int { return strings.Compare(driver.SequenceKey(a), driver.SequenceKey(b)) })
+	return out
 }
 
 // collectSemaphore splits a semaphore's leases: the newest lease of the
@@ -107,6 +156,8 @@ func collectSemaphore(ctx context.Context, fw *framework.Framework, r *holdersRe
 	if err != nil {
 		return err
 	}
+	setKind(leases, recipes.KindLease) // the semaphore's layout says what each node is
+	setKind(locks, recipes.KindSemaphoreLock)
 	waiting := -1
 	if len(locks) > 0 {
 		for i, l := range leases {
@@ -130,6 +181,12 @@ func collectSemaphore(ctx context.Context, fw *framework.Framework, r *holdersRe
 		r.Queue = append(r.Queue, locks[1:]...)
 	}
 	return nil
+}
+
+func setKind(nodes []nodeInfo, kind string) {
+	for i := range nodes {
+		nodes[i].Kind = kind
+	}
 }
 
 // readDir lists dir and reads its nodes in drv's order.
@@ -172,7 +229,7 @@ func readNodes(ctx context.Context, fw *framework.Framework, dir string, names [
 func describeNode(p, name string, data []byte, st *framework.Stat, now time.Time) nodeInfo {
 	created := time.UnixMilli(st.Ctime)
 	n := nodeInfo{
-		Node: p, Kind: nodeKind(name), Data: string(data),
+		Node: p, Kind: nodeKind(name, data), Data: string(data),
 		Session: sessionHex(st.EphemeralOwner), Created: created.UTC(),
 		AgeSeconds: max(now.Sub(created), 0).Seconds(), Origin: recipes.NodeOrigin(data),
 		owner: st.EphemeralOwner, name: name,
@@ -183,16 +240,14 @@ func describeNode(p, name string, data []byte, st *framework.Stat, now time.Time
 	return n
 }
 
-func nodeKind(name string) string {
-	switch {
-	case strings.Contains(name, driver.ReadLockName):
-		return "read"
-	case strings.Contains(name, driver.WriteLockName):
-		return "write"
-	case strings.Contains(name, driver.LeaseLockName):
-		return "lease"
+// nodeKind is the recipe of a node: the kind our Identity records in its data, else what its
+// name tells (recipes.RecipeOf: a Curator node, or ours written before kinds were recorded),
+// else recipes.KindUnknown.
+func nodeKind(name string, data []byte) string {
+	if id, ok := recipes.ParseIdentity(data); ok && id.Kind != "" {
+		return id.Kind
 	}
-	return "lock"
+	return recipes.RecipeOf(name)
 }
 
 func sessionHex(id int64) string { return fmt.Sprintf("0x%x", uint64(id)) }

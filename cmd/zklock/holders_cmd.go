@@ -54,8 +54,12 @@ func runHolders(ctx context.Context, g *globals, args []string, std stdio) error
 
 // printHolders writes the report as a table, holders first.
 func printHolders(w io.Writer, r holdersReport) {
-	fmt.Fprintf(w, "%s: %s, %d holding, %d waiting\n", r.Path, r.Kind, len(r.Holders), len(r.Queue))
-	if len(r.Holders)+len(r.Queue) == 0 {
+	fmt.Fprintf(w, "%s: %s, %d holding, %d waiting", r.Path, r.Kind, len(r.Holders), len(r.Queue))
+	if len(r.Unknown) > 0 {
+		fmt.Fprintf(w, ", %d of unknown role (zklock does not know their recipe's rule)", len(r.Unknown))
+	}
+	fmt.Fprintln(w)
+	if len(r.Holders)+len(r.Queue)+len(r.Unknown) == 0 {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -63,7 +67,7 @@ func printHolders(w io.Writer, r holdersReport) {
 	for _, part := range []struct {
 		role  string
 		nodes []nodeInfo
-	}{{"holds", r.Holders}, {"waits", r.Queue}} {
+	}{{"holds", r.Holders}, {"waits", r.Queue}, {"unknown", r.Unknown}} {
 		for _, n := range part.nodes {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", part.role, n.Kind, n.Node, n.Session,
 				formatAge(n.AgeSeconds), n.Origin, printable(n.Data, 80))

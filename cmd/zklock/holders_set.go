@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -14,7 +15,7 @@ func printSets(w io.Writer, reports []holdersReport) {
 	var guids []string
 	paths := map[string][]string{}
 	for _, r := range reports {
-		for _, n := range append(append([]nodeInfo{}, r.Holders...), r.Queue...) {
+		for _, n := range slices.Concat(r.Holders, r.Queue, r.Unknown) {
 			name := n.Node[strings.LastIndexByte(n.Node, '/')+1:]
 			if !framework.IsProtected(name) {
 				continue

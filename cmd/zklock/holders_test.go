@@ -82,7 +82,7 @@ func TestHoldersMutexWithCurator(t *testing.T) {
 		t.Fatalf("holder %+v, want Curator's %s of session 0x%x", h, javaNode, java.SessionID())
 	}
 	if w.Origin != recipes.OriginGo || w.Identity == nil || w.Identity.Name != "go-waiter" ||
-		w.Session != fmt.Sprintf("0x%x", uint64(fw.SessionID())) || w.Kind != "lock" || w.AgeSeconds < 0 {
+		w.Session != fmt.Sprintf("0x%x", uint64(fw.SessionID())) || w.Kind != recipes.KindMutex || w.AgeSeconds < 0 {
 		t.Fatalf("waiter %+v", w)
 	}
 	out, _, code := runZklock(t, "--servers", zk.ConnectString(), "holders", p)
@@ -122,7 +122,7 @@ func TestHoldersReadWrite(t *testing.T) {
 		}
 		return strings.Join(k, ",")
 	}
-	if r.Kind != "rwlock" || kinds(r.Holders) != "read,read" || kinds(r.Queue) != "write,read" {
+	if r.Kind != "rwlock" || kinds(r.Holders) != "read lock,read lock" || kinds(r.Queue) != "write lock,read lock" {
 		t.Fatalf("holders %s, queue %s (%+v)", kinds(r.Holders), kinds(r.Queue), r)
 	}
 	if r.Holders[0].Node != r1.Path() || r.Holders[1].Node != r2.Path() {
@@ -154,7 +154,7 @@ func TestHoldersSemaphore(t *testing.T) {
 	queueBehind(t, fw, path.Join(p, "locks"), 2, one)
 	r := holdersJSON(t, zk.ConnectString(), p)
 	if r.Kind != "semaphore" || len(r.Holders) != 1 || r.Holders[0].Node != held[0].Path() ||
-		len(r.Queue) != 2 || r.Queue[0].Kind != "lease" || r.Queue[1].Kind != "lock" {
+		len(r.Queue) != 2 || r.Queue[0].Kind != recipes.KindLease || r.Queue[1].Kind != recipes.KindSemaphoreLock {
 		t.Fatalf("report %+v", r)
 	}
 	held[0].Release(ctxFor(t, 10*time.Second))

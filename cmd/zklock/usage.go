@@ -175,6 +175,17 @@ ephemeral owner), its age, and who made it, told by its data: go (zkrecipes'
 identity: host, pid, name), java (Curator's default data, an IP address) or
 unknown.
 
+KIND is the node's recipe: the kind zkrecipes records in its identity (mutex,
+read lock, write lock, semaphore, semaphore internal lock, leader latch, leader
+selector, custom:NAME for a lock of your own driver), else what the node's
+name tells (Curator's, kazoo's, and zkrecipes' nodes without a recorded kind),
+else unknown. Curator's LeaderSelector nodes, and zklock elect's (whose data
+is the --id, as Curator's), look like a mutex's and show as mutex: the rule
+is the same. ROLE is holds or waits where zklock knows the kind's rule
+(mutex, selector, latch, read-write lock, semaphore, kazoo lock); for any
+other kind (custom:NAME, kazoo read lock, unknown) it is "unknown": zklock
+does not guess who holds.
+
 Flags:
   --json    print one JSON object instead of a table
 
