@@ -48,16 +48,16 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown flag", []string{"exec", "--bogus", "/p", "--", "true"}, "bogus"},
 		{"no dashes", []string{"--servers", "127.0.0.1:1", "exec", "/p", "true"}, "missing '--'"},
 		{"no command after dashes", []string{"--servers", "127.0.0.1:1", "exec", "/p", "--"}, "no command after"},
-		{"two paths", []string{"--servers", "127.0.0.1:1", "exec", "/p", "/q", "--", "true"}, "one lock PATH"},
+		{"semaphore set", []string{"--servers", "127.0.0.1:1", "exec", "--semaphore", "2", "/p", "/q", "--", "true"}, "several PATHs"},
 		{"read and write", []string{"--servers", "127.0.0.1:1", "exec", "--read", "--write", "/p", "--", "true"}, "exclude each other"},
-		{"negative semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--semaphore", "-1", "/p", "--", "true"}, "--semaphore -1"},
+		{"negative semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--semaphore", "-1", "/p", "--", "true"}, `invalid value "-1" for flag --semaphore`},
 		{"no servers", []string{"exec", "/p", "--", "true"}, "ZK_SERVERS"},
 		{"bad policy", []string{"--servers", "127.0.0.1:1", "--error-policy", "x", "holders", "/p"}, "--error-policy"},
 		{"bad auth", []string{"--servers", "127.0.0.1:1", "--auth", "nopassword", "holders", "/p"}, "user:password"},
 		{"bad namespace", []string{"--servers", "127.0.0.1:1", "--namespace", "a//b", "holders", "/p"}, "namespace"},
-		{"bad timeout", []string{"--servers", "127.0.0.1:1", "--session-timeout", "0s", "holders", "/p"}, "must be positive"},
+		{"bad timeout", []string{"--servers", "127.0.0.1:1", "--session-timeout", "0s", "holders", "/p"}, "--session-timeout"},
 		{"revocable semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--revocable", "--semaphore", "2", "/p", "--", "true"}, "--revocable"},
-		{"holders without path", []string{"--servers", "127.0.0.1:1", "holders"}, "one lock PATH"},
+		{"holders without path", []string{"--servers", "127.0.0.1:1", "holders"}, "want a lock PATH"},
 		{"revoke without node", []string{"--servers", "127.0.0.1:1", "revoke"}, "one lock NODE"},
 		{"demo with argument", []string{"demo", "extra"}, "unexpected arguments"},
 		{"help for unknown", []string{"help", "elekt"}, "unknown command"},
@@ -126,4 +126,69 @@ func TestUsageListsEveryFlag(t *testing.T) {
 	if !strings.Contains(holdersUsage, "--json") {
 		t.Error("holders: --json is not in its help")
 	}
+}
+
+// flagCase is a zklock run that must end in a usage error whose message contains want.
+type flagCase struct {
+	name string
+	args []string
+	want string
+}
+
+// checkFlagErrors runs each case with an unreachable server and a short --connect-timeout: it
+// must exit 64 at once, naming what was wrong, without connecting first.
+func checkFlagErrors(t *testing.T, cases []flagCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--servers", "127.0.0.1:1", "--connect-timeout", "1s"}, tt.args...)
+			_, errOut, code := runZklock(t, args...)
+			if code != exitUsage || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("exit %d (want %d), stderr lacks %q:\n%s", code, exitUsage, tt.want, errOut)
+			}
+			if strings.Contains(errOut, "connecting") {
+				t.Fatalf("a usage error connected first:\n%s", errOut)
+			}
+		})
+	}
+}
+
+// Every numeric flag refuses 0, a negative number and a non-number with a usage error that
+// names the flag (issue 17.1: --semaphore 0 used to take a plain mutex and exit 0).
+func TestNumericFlags(t *testing.T) {
+	var cases []flagCase
+	for _, v := range []string{"0", "-1", "x", "1.5"} {
+		cases = append(cases,
+			flagCase{"semaphore " + v, []string{"exec", "--semaphore", v, "/p", "--", "true"}, "--semaphore"},
+			flagCase{"demo workers " + v, []string{"demo", "--workers", v}, "--workers"},
+			flagCase{"demo rounds " + v, []string{"demo", "--rounds", v}, "--rounds"},
+		)
+	}
+	checkFlagErrors(t, cases)
+}
+
+// Every duration flag refuses a number without a unit, saying that a unit is needed, and 0
+// or a negative duration, naming the flag (issue 17.3).
+func TestDurationFlags(t *testing.T) {
+	flags := []struct {
+		flag string
+		args func(v string) []string
+	}{
+		{"--timeout", func(v string) []string { return []string{"exec", "--timeout", v, "/p", "--", "true"} }},
+		{"--kill-grace", func(v string) []string { return []string{"exec", "--kill-grace", v, "/p", "--", "true"} }},
+		{"--kill-grace", func(v string) []string { return []string{"elect", "--kill-grace", v, "/p", "--", "true"} }},
+		{"--session-timeout", func(v string) []string { return []string{"--session-timeout", v, "holders", "/p"} }},
+		{"--connect-timeout", func(v string) []string { return []string{"revoke", "--connect-timeout", v, "/p/lock-0000000001"} }},
+		{"--work", func(v string) []string { return []string{"demo", "--work", v} }},
+	}
+	var cases []flagCase
+	for _, f := range flags {
+		cases = append(cases,
+			flagCase{f.args("5")[0] + " " + f.flag + " 5", f.args("5"), f.flag + ": a duration needs a unit, such as 5s or 1m"},
+			flagCase{f.args("5")[0] + " " + f.flag + " 0", f.args("0"), f.flag},
+			flagCase{f.args("5")[0] + " " + f.flag + " -1s", f.args("-1s"), f.flag},
+			flagCase{f.args("5")[0] + " " + f.flag + " soon", f.args("soon"), f.flag},
+		)
+	}
+	checkFlagErrors(t, cases)
 }

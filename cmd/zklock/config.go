@@ -49,8 +49,8 @@ func (g *globals) flagSet(name string) *flag.FlagSet {
 	fs.StringVar(&g.servers, "servers", g.servers, "")
 	fs.StringVar(&g.namespace, "namespace", g.namespace, "")
 	fs.StringVar(&g.auth, "auth", g.auth, "")
-	fs.DurationVar(&g.sessionTimeout, "session-timeout", g.sessionTimeout, "")
-	fs.DurationVar(&g.connectTimeout, "connect-timeout", g.connectTimeout, "")
+	fs.Var((*durationFlag)(&g.sessionTimeout), "session-timeout", "")
+	fs.Var((*durationFlag)(&g.connectTimeout), "connect-timeout", "")
 	fs.BoolVar(&g.verbose, "verbose", g.verbose, "")
 	fs.StringVar(&g.errorPolicy, "error-policy", g.errorPolicy, "")
 	return fs

@@ -146,9 +146,6 @@ func parseElect(g *globals, args []string) (electOptions, error) {
 		return o, err
 	}
 	o.path, o.argv = path, argv
-	if o.killGrace.d < 0 {
-		return o, errors.New("--kill-grace must not be negative")
-	}
 	return o, nil
 }
 

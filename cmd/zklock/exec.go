@@ -93,10 +93,6 @@ func parseExec(g *globals, args []string) (execOptions, error) {
 		return o, errors.New("--read, --write and --semaphore exclude each other")
 	case o.revocable && o.semaphore != 0:
 		return o, errors.New("--revocable applies to locks, not to --semaphore leases")
-	case o.semaphore < 0:
-		return o, fmt.Errorf("--semaphore %d: want at least 1", o.semaphore)
-	case o.timeout < 0 || o.killGrace.d < 0:
-		return o, errors.New("--timeout and --kill-grace must not be negative")
 	}
 	return o, nil
 }
@@ -128,8 +124,8 @@ func execFlags(g *globals, o *execOptions) *flag.FlagSet {
 	fs := g.flagSet("exec")
 	fs.BoolVar(&o.read, "read", false, "")
 	fs.BoolVar(&o.write, "write", false, "")
-	fs.IntVar(&o.semaphore, "semaphore", 0, "")
-	fs.DurationVar(&o.timeout, "timeout", 0, "")
+	fs.Var((*countFlag)(&o.semaphore), "semaphore", "")
+	fs.Var((*durationFlag)(&o.timeout), "timeout", "")
 	fs.BoolVar(&o.try, "try", false, "")
 	fs.Var(&o.killGrace, "kill-grace", "")
 	fs.StringVar(&o.name, "name", "", "")

@@ -102,7 +102,7 @@ func helpOrUsage(err error, cmd string, io stdio) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return runHelp([]string{cmd}[:min(len(cmd), 1)], io)
 	}
-	return usageErr(cmd, "%v", err)
+	return usageErr(cmd, "%s", flagMessage(err))
 }
 
 // reportErr prints err on w unless it carries no message, and returns it.

@@ -16,6 +16,8 @@ const globalFlagsHelp = `Global flags (before or after the command):
   --verbose                 print the session id, connection states and lock events
   --error-policy P          when a held lock counts as lost: standard (on Suspended,
                             the default, as Curator's) or session (on Lost only)
+A duration D needs a unit (500ms, 5s, 1m) and is positive; a count N is a whole
+number of at least 1. Anything else is a usage error (exit 64).
 `
 
 // exitCodesHelp documents zklock's exit codes.
