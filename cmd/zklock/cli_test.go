@@ -192,3 +192,15 @@ func TestDurationFlags(t *testing.T) {
 	}
 	checkFlagErrors(t, cases)
 }
+
+// A relative or otherwise invalid path is a usage error found before connecting (issue 17.4:
+// it failed with exit 70 after connecting).
+func TestInvalidPathIsUsageError(t *testing.T) {
+	checkFlagErrors(t, []flagCase{
+		{"exec relative", []string{"exec", "locks/backup", "--", "true"}, "locks/backup"},
+		{"exec trailing slash", []string{"exec", "/locks/backup/", "--", "true"}, "/locks/backup/"},
+		{"exec set relative", []string{"exec", "/locks/a", "b", "--", "true"}, `"b"`},
+		{"elect relative", []string{"elect", "elections/x", "--", "true"}, "elections/x"},
+		{"revoke relative", []string{"revoke", "locks/backup/lock-0000000001"}, "locks/backup/lock-0000000001"},
+	})
+}

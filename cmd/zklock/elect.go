@@ -146,7 +146,7 @@ func parseElect(g *globals, args []string) (electOptions, error) {
 		return o, err
 	}
 	o.path, o.argv = path, argv
-	return o, nil
+	return o, checkPaths(path)
 }
 
 // electFlags is elect's FlagSet, filling o.

@@ -87,6 +87,8 @@ func parseExec(g *globals, args []string) (execOptions, error) {
 	}
 	o.path, o.paths, o.argv = strings.Join(paths, ","), paths, argv
 	switch {
+	case checkPaths(paths...) != nil:
+		return o, checkPaths(paths...)
 	case checkSet(o) != nil:
 		return o, checkSet(o)
 	case btoi(o.read)+btoi(o.write)+btoi(o.semaphore != 0) > 1:

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
 )
 
 // countFlag is a flag holding a whole number of at least 1 (--semaphore N, demo's --workers):
@@ -72,4 +74,15 @@ func flagMessage(err error) string {
 		msg = strings.Replace(msg, s, s+"-", 1)
 	}
 	return msg
+}
+
+// checkPaths refuses a path ZooKeeper would refuse (relative, a trailing slash, ...) before
+// anything connects: the error, a usage error for the caller, names the path and why.
+func checkPaths(paths ...string) error {
+	for _, p := range paths {
+		if err := framework.ValidatePath(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }

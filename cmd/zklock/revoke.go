@@ -16,6 +16,9 @@ func runRevoke(ctx context.Context, g *globals, args []string, io stdio) error {
 	if len(pos) != 1 {
 		return usageErr("revoke", "want one lock NODE, got %d arguments", len(pos))
 	}
+	if err := checkPaths(pos[0]); err != nil {
+		return usageErr("revoke", "%v", err)
+	}
 	fw, err := g.connect(ctx, "revoke", io)
 	if err != nil {
 		return err

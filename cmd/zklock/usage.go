@@ -23,9 +23,9 @@ number of at least 1. Anything else is a usage error (exit 64).
 // exitCodesHelp documents zklock's exit codes.
 const exitCodesHelp = `Exit codes:
   0     success; exec, elect: the command's own exit code (128+N if it died of signal N)
-  64    usage error: bad flags, arguments or command
+  64    usage error: bad flags, arguments, paths (relative, say) or command
   69    could not connect to ZooKeeper within --connect-timeout, or the connection failed
-  70    any other failure of zklock (a ZooKeeper error, an invalid path)
+  70    any other failure of zklock (a ZooKeeper error)
   73    exec --try: the lock is busy
   75    exec --timeout: the lock was not acquired in time
   76    exec: the lock was lost while the command ran; elect: the leadership was;
