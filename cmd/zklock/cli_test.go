@@ -202,5 +202,6 @@ func TestInvalidPathIsUsageError(t *testing.T) {
 		{"exec set relative", []string{"exec", "/locks/a", "b", "--", "true"}, `"b"`},
 		{"elect relative", []string{"elect", "elections/x", "--", "true"}, "elections/x"},
 		{"revoke relative", []string{"revoke", "locks/backup/lock-0000000001"}, "locks/backup/lock-0000000001"},
+		{"revoke lock directory", []string{"revoke", "/locks/backup"}, "not a contender node"},
 	})
 }

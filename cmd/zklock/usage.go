@@ -182,6 +182,10 @@ Ask the holder of the lock node NODE (a path that 'zklock holders' prints) to
 release it, by writing "__REVOKE__" into it as Curator's Revoker does.
 Revocation is cooperative: only a holder that made its lock revocable
 reacts ('zklock exec --revocable', Curator's makeRevocable). A node that is already gone is not an error.
+NODE must be a contender node of a lock: its name [_c_<uuid>-]<lock name><10-digit
+sequence> (lock-, __READ__, __WRIT__, lease-, latch-), its parent the lock's
+directory, the node ephemeral. Anything else, the lock's directory included,
+is refused (exit 64) and nothing is written.
 
 Example:
   zklock revoke /locks/backup/_c_0f1e9d0c-8c5e-4b8e-9d39-6a4c2b1f7e21-lock-0000000007
