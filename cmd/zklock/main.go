@@ -75,7 +75,8 @@ func run(ctx context.Context, args []string, io stdio) error {
 	}
 	for _, c := range commands() {
 		if c.name == name {
-			return c.run(ctx, g, rest, io)
+			std, log := logStderr(io)
+			return log.once(c.run(ctx, g, rest, std)) // an error printed already is not printed twice
 		}
 	}
 	return usageErr("", "unknown command %q (commands: exec, elect, holders, revoke, demo, help)", name)

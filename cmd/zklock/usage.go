@@ -13,7 +13,8 @@ const globalFlagsHelp = `Global flags (before or after the command):
   --session-timeout D       requested session timeout (default 10s); exec's and
                             elect's --kill-grace default to a quarter of it
   --connect-timeout D       give up when no session exists after D (default 15s)
-  --verbose                 print the session id, connection states and lock events
+  --verbose                 print the servers tried, the session id, connection states,
+                            lock events and the library's log (default: only errors)
   --error-policy P          when a held lock counts as lost: standard (on Suspended,
                             the default, as Curator's) or session (on Lost only)
 A duration D needs a unit (500ms, 5s, 1m) and is positive; a count N is a whole
