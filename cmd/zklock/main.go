@@ -6,6 +6,7 @@
 //	zklock holders PATH [--json]
 //	zklock revoke NODE
 //	zklock demo
+//	zklock version
 //	zklock help [COMMAND]
 //
 // Servers come from --servers or $ZK_SERVERS. Run 'zklock help' for the
@@ -20,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -54,6 +56,7 @@ func commands() []command {
 		{"holders", "list a lock's holders, then its queue", holdersUsage, runHolders},
 		{"revoke", "ask the holder of a lock node to release it", revokeUsage, runRevoke},
 		{"demo", "contending workers on one lock, a lost lock and a fenced resource", demoUsage, runDemo},
+		{"version", "print zklock's version (also: zklock --version)", versionUsage, runVersion},
 	}
 }
 
@@ -61,10 +64,14 @@ func commands() []command {
 func run(ctx context.Context, args []string, io stdio) error {
 	g := newGlobals(io.getenv)
 	fs := g.flagSet("zklock")
+	version := fs.Bool("version", false, "")
 	if err := fs.Parse(args); err != nil {
 		return helpOrUsage(err, "", io)
 	}
 	args = fs.Args()
+	if *version {
+		return runVersion(ctx, g, args, io)
+	}
 	if len(args) == 0 {
 		fmt.Fprint(io.err, mainUsage())
 		return usageErr("", "no command given")
@@ -79,7 +86,11 @@ func run(ctx context.Context, args []string, io stdio) error {
 			return log.once(c.run(ctx, g, rest, std)) // an error printed already is not printed twice
 		}
 	}
-	return usageErr("", "unknown command %q (commands: exec, elect, holders, revoke, demo, help)", name)
+	names := []string{}
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return usageErr("", "unknown command %q (commands: %s, help)", name, strings.Join(names, ", "))
 }
 
 // runHelp prints the main usage or one command's, to stdout.

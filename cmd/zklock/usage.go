@@ -192,6 +192,17 @@ Example:
   zklock revoke /locks/backup/_c_0f1e9d0c-8c5e-4b8e-9d39-6a4c2b1f7e21-lock-0000000007
 `
 
+const versionUsage = `Usage: zklock version   (or: zklock --version)
+
+Print zklock's version from its build information: the module version when
+installed with 'go install .../cmd/zklock@VERSION', or, when built from a
+checkout, "(devel)" or a pseudo-version with the commit's revision and time
+("modified" when the checkout had local changes), then the Go version.
+
+Example:
+  zklock --version
+`
+
 const demoUsage = `Usage: zklock demo [--path P] [--workers N] [--rounds N] [--work D] [--quiet]
 
 Contending workers, each with its own ZooKeeper session, take turns on one
