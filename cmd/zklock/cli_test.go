@@ -108,6 +108,7 @@ func TestUsageListsEveryFlag(t *testing.T) {
 	}{
 		{globalFlagsHelp, g.flagSet("zklock")},
 		{execUsage, execFlags(g, &execOptions{})},
+		{lockUsage, lockFlags(g, &execOptions{})},
 		{electUsage, electFlags(g, &electOptions{})},
 		{demoUsage, demoFlags(g, &demoConfig{})},
 	}

@@ -27,14 +27,16 @@ const exitCodesHelp = `Exit codes:
   64    usage error: bad flags, arguments, paths (relative, say) or command
   69    could not connect to ZooKeeper within --connect-timeout, or the connection failed
   70    any other failure of zklock (a ZooKeeper error)
-  73    exec --try: the lock is busy
-  75    exec --timeout: the lock was not acquired in time
+  73    exec, lock --try: the lock is busy
+  75    exec, lock --timeout: the lock was not acquired in time
   76    exec: the lock was lost while the command ran; elect: the leadership was;
-        the command was stopped
-  77    exec --revocable: the lock was revoked (zklock revoke); the command was stopped
+        the command was stopped; lock: the lock was lost while held
+  77    exec, lock --revocable: the lock was revoked (zklock revoke); the command was
+        stopped
   126   exec: the command could not be started
   127   exec: the command was not found
-  130   interrupted (SIGINT, SIGTERM or SIGHUP) before the command started
+  130   interrupted (SIGINT, SIGTERM or SIGHUP) before the command started, or before
+        lock acquired the lock
 `
 
 func mainUsage() string {
@@ -114,6 +116,37 @@ Examples:
   zklock exec --timeout 1m /locks/backup -- ./backup.sh
   zklock exec --semaphore 3 /limits/crawler -- ./crawl.sh
   zklock exec --try /locks/cron-report -- sh -c 'report --fence "$ZKLOCK_TOKEN"'
+`
+
+const lockUsage = `Usage: zklock lock [--read | --write | --semaphore N] [--timeout D] [--try]
+                   [--name NAME] [--revocable] PATH
+
+Acquire the lock at PATH (as exec does, the same kinds: a mutex by default),
+print what was acquired on stdout, one KEY=VALUE line each:
+  ZKLOCK_PATH=PATH
+  ZKLOCK_NODE=PATH/_c_<uuid>-lock-0000000007   our lock node
+  ZKLOCK_TOKEN=4294967302                      the fencing token (the node's czxid)
+then hold the lock until zklock gets SIGINT, SIGTERM or SIGHUP: release it
+and exit 0. Like 'etcdctl lock NAME' without a command: a shell script can
+hold the lock in the background and read the token from the output.
+
+If the lock is lost meanwhile (session Suspended or Lost, per --error-policy),
+zklock says so on stderr and exits 76 at once: whoever waits for its exit
+learns that the lock is gone. With --revocable, 'zklock revoke' makes it
+release and exit 77.
+
+Flags:
+  --read            take the read lock (shared with other readers)
+  --write           take the write lock (exclusive)
+  --semaphore N     take one lease of a semaphore admitting N holders
+  --timeout D       give up after D (exit 75); default: wait for ever
+  --try             give up at once if the lock is busy (exit 73)
+  --name NAME       a name stored in the lock node with host and pid, shown by holders
+  --revocable       release and exit 77 when asked ('zklock revoke'; not with --semaphore)
+
+Example:
+  zklock lock --timeout 1m /locks/backup > /run/backup.lock &
+  # ... read ZKLOCK_TOKEN from /run/backup.lock, work, then: kill %1
 `
 
 const electUsage = `Usage: zklock elect [--id ID] [--kill-grace D] PATH -- CMD [ARGS...]
