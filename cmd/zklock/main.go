@@ -4,6 +4,7 @@
 //	zklock exec [--read | --write | --semaphore N] [--timeout D] [--try] PATH -- CMD ARGS...
 //	zklock lock [--read | --write | --semaphore N] [--timeout D] [--try] PATH
 //	zklock elect [--id ID] [--kill-grace D] PATH -- CMD ARGS...
+//	zklock elect --listen PATH
 //	zklock holders PATH [--json]
 //	zklock revoke NODE
 //	zklock demo
@@ -54,7 +55,7 @@ func commands() []command {
 	return []command{
 		{"exec", "run a command while holding a lock, a read or write lock, or a semaphore lease", execUsage, runExec},
 		{"lock", "hold a lock (or a read/write lock, a semaphore lease) until a signal", lockUsage, runLock},
-		{"elect", "run a command while this process is the leader of an election", electUsage, runElect},
+		{"elect", "run a command while this process is the leader of an election; --listen: watch who leads", electUsage, runElect},
 		{"holders", "list a lock's holders, then its queue", holdersUsage, runHolders},
 		{"revoke", "ask the holder of a lock node to release it", revokeUsage, runRevoke},
 		{"demo", "contending workers on one lock, a lost lock and a fenced resource", demoUsage, runDemo},

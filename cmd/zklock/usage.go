@@ -150,6 +150,7 @@ Example:
 `
 
 const electUsage = `Usage: zklock elect [--id ID] [--kill-grace D] PATH -- CMD [ARGS...]
+       zklock elect --listen PATH
 
 Join the leader election at PATH and run CMD while this process is the
 leader; resign when CMD exits. The election is a LeaderSelector, Curator 5's
@@ -180,14 +181,26 @@ may start, about a third of the session timeout after zklock told CMD: the
 default --kill-grace, a quarter of the session timeout, ends CMD before
 then.
 
+With --listen, zklock takes no part: it prints the current leader, then
+every change, one line each, until SIGINT, SIGTERM or SIGHUP (exit 0):
+  leader=ID node=PATH/_c_<uuid>-lock-0000000003 token=4294967302
+  no leader
+token is the term's fencing token (the leader's ZKLOCK_TOKEN). It waits on a
+ZooKeeper watch of PATH (of its creation while PATH does not exist), without
+polling; a leader whose term is shorter than one re-read may be missed.
+While the connection is down it waits for it, and prints the leader again
+only if it changed.
+
 Flags:
   --id ID           the candidate id stored in its node, shown by holders and by
                     Curator's getParticipants (default HOST:PID)
   --kill-grace D    time between SIGTERM and SIGKILL (default: a quarter of the
                     session timeout, 2.5s at 10s), as for exec
+  --listen          print the leader and its changes instead of taking part
 
-Example:
+Examples:
   zklock elect --id "$(hostname)" /elections/scheduler -- ./scheduler --fence "$ZKLOCK_TOKEN"
+  zklock elect --listen /elections/scheduler
 `
 
 const holdersUsage = `Usage: zklock holders PATH... [--json]
