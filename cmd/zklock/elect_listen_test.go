@@ -70,6 +70,9 @@ func TestElectListen(t *testing.T) {
 			t.Fatalf("candidate exit %d; stderr:\n%s", code, pr.p.stderr)
 		}
 		expectLeader(t, fw, l, pr.next)
+		if pr.next != "" {
+			b.expect(t, "ready", 30*time.Second) // its command handles SIGTERM from now on
+		}
 	}
 	c := start("gamma")
 	expectLeader(t, fw, l, "gamma")
