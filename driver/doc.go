@@ -15,7 +15,6 @@
 //   - Semaphore ("lease-", InterProcessSemaphoreV2's leases directory): we hold a lease when
 //     the directory has at most max children, counting ours and every other child;
 //     otherwise we watch the directory's children.
-//
 //   - KazooLock ("__lock__") and KazooRead ("__rlock__") contend on a path locked with kazoo
 //     (Python): our nodes take kazoo's names, every child sorts by its sequence (SequenceKey),
 //     a writer waits for every earlier node and a reader for every earlier non-reader.
