@@ -44,8 +44,10 @@ func RecipeOf(name string) string {
 }
 
 // contenderLockNames are the lock names of the contender nodes Revoke accepts: Curator's
-// recipes (and ours). kazoo's nodes are left out: kazoo never reads a revocation.
-var contenderLockNames = []string{driver.MutexLockName, "latch-", driver.WriteLockName, driver.ReadLockName, driver.LeaseLockName}
+// recipes, and ours, kazoo's names included (zklock exec --kazoo --revocable). Nodes kazoo made
+// (<uuid hex>__lock__<seq>, without "_c_") are refused: kazoo never reads a revocation.
+var contenderLockNames = []string{driver.MutexLockName, "latch-", driver.WriteLockName, driver.ReadLockName,
+	driver.LeaseLockName, driver.KazooLockName, driver.KazooReadLockName}
 
 // CheckContender reports whether nodePath names a contender node of a lock, from the path
 // alone (it does no I/O): its name must be [_c_<uuid>-]<lock name><10-digit sequence> with a

@@ -19,6 +19,8 @@ func TestCheckContender(t *testing.T) {
 		{"/locks/a/_c_" + guid + "-__WRIT__0000000003", true},
 		{"/limits/c/leases/_c_" + guid + "-lease-0000000004", true},
 		{"/elections/e/_c_" + guid + "-latch-0000000005", true},
+		{"/locks/k/_c_" + guid + "-__lock__0000000006", true},
+		{"/locks/k/_c_" + guid + "-__rlock__0000000007", true},
 		{"/locks/a", false},
 		{"/locks/a/", false},
 		{"locks/a/lock-0000000001", false},

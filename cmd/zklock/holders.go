@@ -17,12 +17,12 @@ import (
 // nodeInfo is one contender node as holders shows it.
 type nodeInfo struct {
 	Node       string            `json:"node"`
-	Kind       string            `json:"kind"` // lock, read, write, lease
+	Kind       string            `json:"kind"` // lock, read, write, lease (kazoo: lock or read)
 	Data       string            `json:"data"`
 	Session    string            `json:"session"` // the ephemeral owner, in hex
 	Created    time.Time         `json:"created"`
 	AgeSeconds float64           `json:"age_seconds"`
-	Origin     recipes.Origin    `json:"origin"` // go, java or unknown, from the data
+	Origin     recipes.Origin    `json:"origin"` // go, java or unknown from the data; python from a kazoo name
 	Identity   *recipes.Identity `json:"identity,omitempty"`
 	owner      int64
 	name       string
@@ -31,7 +31,7 @@ type nodeInfo struct {
 // holdersReport is a lock's state: holders first, then the queue.
 type holdersReport struct {
 	Path    string     `json:"path"`
-	Kind    string     `json:"kind"` // mutex, rwlock, semaphore, or none
+	Kind    string     `json:"kind"` // mutex, rwlock, semaphore, kazoo, or none
 	Holders []nodeInfo `json:"holders"`
 	Queue   []nodeInfo `json:"queue"`
 }
@@ -54,6 +54,8 @@ func collectHolders(ctx context.Context, fw *framework.Framework, p string, now 
 	drv := driver.Exclusive()
 	if r.Kind = "mutex"; rw {
 		r.Kind, drv = "rwlock", driver.Write()
+	} else if slices.ContainsFunc(kids, isKazooName) {
+		r.Kind, drv = "kazoo", driver.KazooLock()
 	}
 	nodes, err := readNodes(ctx, fw, p, driver.Sort(drv, kids), now)
 	if err != nil {
@@ -64,7 +66,11 @@ func collectHolders(ctx context.Context, fw *framework.Framework, p string, now 
 		names[i] = n.name
 	}
 	for i, n := range nodes {
-		if decide(nodes, names, i).Holds {
+		dec := decide(nodes, names, i)
+		if r.Kind == "kazoo" {
+			dec = decideKazoo(names, i)
+		}
+		if dec.Holds {
 			r.Holders = append(r.Holders, n)
 		} else {
 			r.Queue = append(r.Queue, n)
@@ -91,6 +97,21 @@ func decide(nodes []nodeInfo, names []string, i int) driver.Decision {
 		return driver.Write().Decide(v)
 	}
 	return driver.Exclusive().Decide(v)
+}
+
+// isKazooName reports whether name is a node of a kazoo lock: kazoo's own, or ours (--kazoo).
+func isKazooName(name string) bool {
+	return strings.Contains(name, driver.KazooLockName) || driver.IsKazooReader(name)
+}
+
+// decideKazoo applies kazoo's predicates to node i of a kazoo lock: a reader waits for earlier
+// non-readers, any other node for every earlier node.
+func decideKazoo(names []string, i int) driver.Decision {
+	v := driver.View{Sorted: names, Index: i}
+	if driver.IsKazooReader(names[i]) {
+		return driver.KazooRead().Decide(v)
+	}
+	return driver.KazooLock().Decide(v)
 }
 
 // collectSemaphore splits a semaphore's leases: the newest lease of the
@@ -180,12 +201,15 @@ func describeNode(p, name string, data []byte, st *framework.Stat, now time.Time
 	if id, ok := recipes.ParseIdentity(data); ok {
 		n.Identity = &id
 	}
+	if driver.IsKazooNode(name) {
+		n.Origin = recipes.OriginPython // data: kazoo's identifier
+	}
 	return n
 }
 
 func nodeKind(name string) string {
 	switch {
-	case strings.Contains(name, driver.ReadLockName):
+	case strings.Contains(name, driver.ReadLockName), driver.IsKazooReader(name):
 		return "read"
 	case strings.Contains(name, driver.WriteLockName):
 		return "write"

@@ -78,6 +78,8 @@ func parseLock(g *globals, args []string) (execOptions, error) {
 		return o, checkPaths(paths...)
 	case len(paths) > 1:
 		return o, fmt.Errorf("want one lock PATH, got %d", len(paths))
+	case o.kazoo && o.semaphore != 0:
+		return o, errors.New("--kazoo takes a mutex or --read/--write (kazoo's Lock, ReadLock, WriteLock)")
 	case btoi(o.read)+btoi(o.write)+btoi(o.semaphore != 0) > 1:
 		return o, errors.New("--read, --write and --semaphore exclude each other")
 	case o.revocable && o.semaphore != 0:
@@ -91,6 +93,7 @@ func lockFlags(g *globals, o *execOptions) *flag.FlagSet {
 	fs := g.flagSet("lock")
 	fs.BoolVar(&o.read, "read", false, "")
 	fs.BoolVar(&o.write, "write", false, "")
+	fs.BoolVar(&o.kazoo, "kazoo", false, "")
 	fs.Var((*countFlag)(&o.semaphore), "semaphore", "")
 	fs.Var((*durationFlag)(&o.timeout), "timeout", "")
 	fs.BoolVar(&o.try, "try", false, "")

@@ -1,8 +1,8 @@
 // Command zklock runs commands under ZooKeeper locks that share Apache
 // Curator 5's znode layout, lists lock holders, and demonstrates the locks.
 //
-//	zklock exec [--read | --write | --semaphore N] [--timeout D] [--try] PATH -- CMD ARGS...
-//	zklock lock [--read | --write | --semaphore N] [--timeout D] [--try] PATH
+//	zklock exec [--read | --write | --semaphore N] [--kazoo] [--timeout D] [--try] PATH -- CMD ARGS...
+//	zklock lock [--read | --write | --semaphore N] [--kazoo] [--timeout D] [--try] PATH
 //	zklock elect [--id ID] [--kill-grace D] PATH -- CMD ARGS...
 //	zklock elect --listen PATH
 //	zklock holders PATH [--json]

@@ -63,7 +63,7 @@ Example:
 	return b.String()
 }
 
-const execUsage = `Usage: zklock exec [--read | --write | --semaphore N] [--timeout D] [--try]
+const execUsage = `Usage: zklock exec [--read | --write | --semaphore N] [--kazoo] [--timeout D] [--try]
                    [--kill-grace D] [--name NAME] [--revocable] PATH... -- CMD [ARGS...]
 
 Acquire a lock at PATH, run CMD while it is held, release it when CMD exits.
@@ -75,7 +75,10 @@ Curator's InterProcessMultiLock on those paths (docs/multilock.md).
 By default the lock is an InterProcessMutex; --read and --write take one side
 of an InterProcessReadWriteLock; --semaphore N takes one lease of an
 InterProcessSemaphoreV2 that admits N holders. Java processes using Curator
-on the same PATH contend with us.
+on the same PATH contend with us. With --kazoo, PATH is a kazoo (Python) lock
+instead: the mutex contends with kazoo's Lock and WriteLock, --read with its
+ReadLock, --write with its WriteLock (docs/interop.md); never use --kazoo and
+Curator's layout on one PATH.
 
 CMD gets in its environment:
   ZKLOCK_PATH    the lock path (PATH)
@@ -102,6 +105,8 @@ then.
 Flags:
   --read            take the read lock (shared with other readers)
   --write           take the write lock (exclusive)
+  --kazoo           PATH is a kazoo lock: our node is PATH/_c_<uuid>-__lock__<seq>
+                    (--read: __rlock__), a contender to kazoo (one PATH, no --semaphore)
   --semaphore N     take one lease of a semaphore admitting N holders
   --timeout D       give up after D (exit 75); default: wait for ever
   --try             give up at once if the lock is busy (exit 73)
@@ -118,8 +123,8 @@ Examples:
   zklock exec --try /locks/cron-report -- sh -c 'report --fence "$ZKLOCK_TOKEN"'
 `
 
-const lockUsage = `Usage: zklock lock [--read | --write | --semaphore N] [--timeout D] [--try]
-                   [--name NAME] [--revocable] PATH
+const lockUsage = `Usage: zklock lock [--read | --write | --semaphore N] [--kazoo] [--timeout D]
+                   [--try] [--name NAME] [--revocable] PATH
 
 Acquire the lock at PATH (as exec does, the same kinds: a mutex by default),
 print what was acquired on stdout, one KEY=VALUE line each:
@@ -139,6 +144,7 @@ Flags:
   --read            take the read lock (shared with other readers)
   --write           take the write lock (exclusive)
   --semaphore N     take one lease of a semaphore admitting N holders
+  --kazoo           PATH is a kazoo lock, as for exec (no --semaphore)
   --timeout D       give up after D (exit 75); default: wait for ever
   --try             give up at once if the lock is busy (exit 73)
   --name NAME       a name stored in the lock node with host and pid, shown by holders
@@ -210,10 +216,11 @@ each in turn (--json: an array), then the sets (one GUID, one transaction:
 zklock exec PATH1 PATH2 ...) that have a node in more than one of them. PATH may be an
 InterProcessMutex, an InterProcessReadWriteLock (read and write nodes) or an
 InterProcessSemaphoreV2 (its leases and its internal lock), made by zkrecipes
-or by Curator. For each node: its path, its data, its session id (the
-ephemeral owner), its age, and who made it, told by its data: go (zkrecipes'
-identity: host, pid, name), java (Curator's default data, an IP address) or
-unknown.
+or by Curator, or a kazoo lock (kind kazoo: kazoo's and --kazoo nodes). For
+each node: its path, its data, its session id (the ephemeral owner), its age,
+and who made it: go (zkrecipes' identity: host, pid, name), java (Curator's
+default data, an IP address), python (a node kazoo named; its data is kazoo's
+identifier) or unknown.
 
 Flags:
   --json    print one JSON object instead of a table
@@ -230,8 +237,9 @@ release it, by writing "__REVOKE__" into it as Curator's Revoker does.
 Revocation is cooperative: only a holder that made its lock revocable
 reacts ('zklock exec --revocable', Curator's makeRevocable). A node that is already gone is not an error.
 NODE must be a contender node of a lock: its name [_c_<uuid>-]<lock name><10-digit
-sequence> (lock-, __READ__, __WRIT__, lease-, latch-), its parent the lock's
-directory, the node ephemeral. Anything else, the lock's directory included,
+sequence> (lock-, __READ__, __WRIT__, lease-, latch-; __lock__ and __rlock__ of
+exec --kazoo), its parent the lock's directory, the node ephemeral. Nodes kazoo
+made are refused: kazoo never reads a revocation. Anything else, the lock's directory included,
 is refused (exit 64) and nothing is written.
 
 Example:
