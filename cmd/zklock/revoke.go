@@ -21,7 +21,7 @@ func runRevoke(ctx context.Context, g *globals, args []string, io stdio) error {
 		return usageErr("revoke", "%v", err)
 	}
 	if err := recipes.CheckContender(pos[0]); err != nil {
-		return usageErr("revoke", "%v", err)
+		return usageErr("revoke", "%v; give a node that 'zklock holders' lists", err)
 	}
 	fw, err := g.connect(ctx, "revoke", io)
 	if err != nil {
