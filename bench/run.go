@@ -67,12 +67,15 @@ func allPeers(selected map[string]bool) []peerEntry {
 	}
 	var out []peerEntry
 	for _, p := range all {
-		if selected[p.peer.Name()] || selected[slug(p.peer.Name())] {
+		if selected[p.peer.Name()] || selected[slug(p.peer.Name())] || (p.variant && selected[inlineSlug]) {
 			out = append(out, p)
 		}
 	}
 	return out
 }
+
+// inlineSlug selects the WithInlineRequests variant with -peers (its name holds a comma).
+const inlineSlug = "zkrecipes-inline"
 
 // slug makes a peer name usable in a znode path and on the command line.
 func slug(name string) string {

@@ -15,8 +15,11 @@
 //   - Semaphore ("lease-", InterProcessSemaphoreV2's leases directory): we hold a lease when
 //     the directory has at most max children, counting ours and every other child;
 //     otherwise we watch the directory's children.
+//   - KazooLock ("__lock__") and KazooRead ("__rlock__") contend on a path locked with kazoo
+//     (Python): our nodes take kazoo's names, every child sorts by its sequence (SequenceKey),
+//     a writer waits for every earlier node and a reader for every earlier non-reader.
 //
-// Everything follows Apache Curator 5.x exactly, so Go and Java contenders can share a path:
+// Everything else follows Apache Curator 5.x exactly, so Go and Java contenders can share a path:
 //
 //   - The sort key is the part of a child's name after the LAST occurrence of the lock name,
 //     or the whole name if the lock name does not occur. The read-write drivers strip

@@ -137,12 +137,25 @@ func (p *lineProcess) close(grace time.Duration) error {
 		_, _ = io.WriteString(p.stdin, "quit\n")
 		_ = p.stdin.Close()
 	}
-	select {
-	case <-p.exited:
-	case <-time.After(grace):
-	}
+	p.drainUntilExit(grace)
 	p.kill()
 	return nil
+}
+
+// drainUntilExit waits up to grace for the child to exit, reading (and dropping) what it still
+// prints meanwhile, such as its reply to "quit": the reader would otherwise block on it, and the
+// child would only be reaped when killed after the grace.
+func (p *lineProcess) drainUntilExit(grace time.Duration) {
+	timeout := time.After(grace)
+	for {
+		select {
+		case <-p.lines:
+		case <-p.exited:
+			return
+		case <-timeout:
+			return
+		}
+	}
 }
 
 // kill stops the child and waits until it is reaped.

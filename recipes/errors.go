@@ -1,6 +1,9 @@
 package recipes
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors returned by the recipes. All are matched with errors.Is; the
 // errors returned wrap them with the lock path and, where it helps, the cause.
@@ -34,6 +37,10 @@ var (
 	// ErrInvalidArgument reports a bad parameter (a count, a maximum, a set of
 	// paths); the message names it.
 	ErrInvalidArgument = errors.New("recipes: invalid argument")
+	// ErrNotContender is returned by Revoke for a path that is not a contender node of a lock
+	// (a lock's directory, a node of another kind): nothing was written. The message names the
+	// path and why. It also matches ErrInvalidArgument.
+	ErrNotContender = fmt.Errorf("%w: not a contender node of a lock", ErrInvalidArgument)
 )
 
 // releasedError is the cause of a released lease, "ErrReleased: <path>", formatted only when

@@ -69,6 +69,9 @@ const (
 	// creating host's IP address as text (CuratorFrameworkFactory's
 	// getLocalAddress).
 	OriginJava Origin = "java"
+	// OriginPython is a node created by kazoo (Python): zklock holders tells it from its name
+	// (driver.IsKazooNode); its data is kazoo's identifier. NodeOrigin never reports it.
+	OriginPython Origin = "python"
 	// OriginUnknown is anything else: empty data (a revocable lock in either
 	// library, or a Go node written before identities existed), "__REVOKE__"
 	// (a pending revocation), or data the application chose.

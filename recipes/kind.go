@@ -1,6 +1,13 @@
 package recipes
 
-import "strings"
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/zkrecipes/zkrecipes/driver"
+)
 
 // Recipe kinds, as RecipeOf names them from a contender node's name, and as each recipe of
 // ours records itself in its nodes' Identity (Identity.Kind).
@@ -48,4 +55,80 @@ func RecipeOf(name string) string {
 		return KindMutex
 	}
 	return KindUnknown
+}
+
+// contenderLockNames are the lock names of the contender nodes Revoke accepts: Curator's
+// recipes, and ours, kazoo's names included (zklock exec --kazoo --revocable). Nodes kazoo made
+// (<uuid hex>__lock__<seq>, without "_c_") are refused: kazoo never reads a revocation.
+var contenderLockNames = []string{driver.MutexLockName, "latch-", driver.WriteLockName, driver.ReadLockName,
+	driver.LeaseLockName, driver.KazooLockName, driver.KazooReadLockName}
+
+// CheckContender reports whether nodePath names a contender node of a lock, from the path
+// alone (it does no I/O): its name must be [_c_<uuid>-]<lock name><10-digit sequence> with a
+// lock name RecipeOf knows, and its parent a lock directory (not the root, not a contender).
+// The error wraps ErrNotContender and says why.
+func CheckContender(nodePath string) error {
+	if !strings.HasPrefix(nodePath, "/") {
+		return fmt.Errorf("%w: %s: not an absolute path", ErrNotContender, nodePath)
+	}
+	parent, name := path.Split(nodePath)
+	if why := contenderName(name); why != "" {
+		return fmt.Errorf("%w: %s: %s", ErrNotContender, nodePath, why)
+	}
+	switch parent = path.Clean(parent); {
+	case parent == "/":
+		return fmt.Errorf("%w: %s: the root is not a lock directory", ErrNotContender, nodePath)
+	case contenderName(path.Base(parent)) == "":
+		return fmt.Errorf("%w: %s: its parent is a contender node, not a lock directory", ErrNotContender, nodePath)
+	}
+	return nil
+}
+
+// contenderName returns why name is not a contender node's name, or "".
+func contenderName(name string) string {
+	rest := name
+	if strings.HasPrefix(rest, "_c_") {
+		if len(rest) < len("_c_")+36+1 || !isGUID(rest[3:39]) || rest[39] != '-' {
+			return "a protected name is _c_<uuid>-<lock name><sequence>"
+		}
+		rest = rest[40:]
+	}
+	if len(rest) <= 10 || !isDigits(rest[len(rest)-10:]) {
+		return "a contender's name ends in a 10-digit sequence"
+	}
+	lockName := rest[:len(rest)-10]
+	if !slices.Contains(contenderLockNames, lockName) || RecipeOf(lockName) == KindUnknown {
+		return fmt.Sprintf("%q is no known lock name (%s)", lockName, strings.Join(contenderLockNames, ", "))
+	}
+	return ""
+}
+
+// isGUID reports whether s has the form of a UUID's text (8-4-4-4-12 hexadecimal digits).
+func isGUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isDigits reports whether s is all ASCII digits.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

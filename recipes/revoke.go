@@ -16,6 +16,11 @@ var revokeMessage = []byte("__REVOKE__")
 // Revoke asks the holder of the lock node at nodePath (from Participants) to release it, by
 // writing "__REVOKE__" into the node, as Curator's Revoker does. It is cooperative: only a
 // holder that made its lock revocable reacts. A node that is already gone is not an error.
+//
+// Revoke writes into contender nodes only: a path that CheckContender refuses (a lock's
+// directory, say), or an existing node that is not ephemeral, is refused with an error
+// wrapping ErrNotContender, and nothing is written. The write is conditional on the version
+// Revoke checked, so it never lands on another node created at that path meanwhile.
 func Revoke(ctx context.Context, fw *framework.Framework, nodePath string) error {
 	if err := checkContext(ctx); err != nil {
 		return err
@@ -23,11 +28,41 @@ func Revoke(ctx context.Context, fw *framework.Framework, nodePath string) error
 	if fw == nil {
 		return fmt.Errorf("%w: nil framework", ErrInvalidArgument)
 	}
-	_, err := fw.Set(ctx, nodePath, revokeMessage, -1)
-	if err != nil && !errors.Is(err, framework.ErrNoNode) {
-		return fmt.Errorf("recipes: revoke %s: %w", nodePath, err)
+	if err := CheckContender(nodePath); err != nil {
+		return err
 	}
-	return nil
+	for attempt := 0; ; attempt++ {
+		err := revokeOnce(ctx, fw, nodePath)
+		if !errors.Is(err, framework.ErrBadVersion) || attempt == revokeAttempts-1 {
+			return err
+		}
+	}
+}
+
+// revokeAttempts bounds Revoke's check-and-write rounds when the node's data changes between
+// the check and the write (a retried write that landed, say).
+const revokeAttempts = 3
+
+// revokeOnce checks that the node at nodePath is ephemeral (a contender's) and writes the
+// revocation into it, conditional on the version it read.
+func revokeOnce(ctx context.Context, fw *framework.Framework, nodePath string) error {
+	st, err := fw.Exists(ctx, nodePath)
+	switch {
+	case err != nil:
+		return fmt.Errorf("recipes: revoke %s: %w", nodePath, err)
+	case st == nil:
+		return nil
+	case st.EphemeralOwner == 0:
+		return fmt.Errorf("%w: %s: a persistent node, not a contender's (ephemeral) node", ErrNotContender, nodePath)
+	}
+	_, err = fw.Set(ctx, nodePath, revokeMessage, st.Version)
+	switch {
+	case err == nil, errors.Is(err, framework.ErrNoNode):
+		return nil
+	case errors.Is(err, framework.ErrBadVersion):
+		return fmt.Errorf("recipes: revoke %s: the node changed while revoking: %w", nodePath, err)
+	}
+	return fmt.Errorf("recipes: revoke %s: %w", nodePath, err)
 }
 
 // watchRevocation keeps a data watch on the lease's own node and calls fn when the node's

@@ -68,7 +68,7 @@ func (r *ReadLock) Participants(ctx context.Context) ([]Participant, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	return participants(ctx, r.fw, r.path, r.drv, driver.ReadLockName)
+	return participants(ctx, r.fw, r.path, r.drv, r.drv.LockName())
 }
 
 // Participants lists the write nodes in sort order (the holder, if a writer holds, first),
@@ -77,7 +77,7 @@ func (w *WriteLock) Participants(ctx context.Context) ([]Participant, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	return participants(ctx, w.fw, w.path, w.drv, driver.WriteLockName)
+	return participants(ctx, w.fw, w.path, w.drv, w.drv.LockName())
 }
 
 // Downgrade takes the read lock while write, a held write lease of the same read-write lock,
@@ -94,7 +94,8 @@ func (r *ReadLock) Downgrade(ctx context.Context, write *Lease) (*Lease, error) 
 	switch {
 	case write == nil:
 		return nil, fmt.Errorf("%w: nil write lease", ErrInvalidArgument)
-	case write.lock.path != r.path || write.lock.drv.LockName() != driver.WriteLockName || write.lock.fw != r.fw:
+	case write.lock.path != r.path || write.lock.drv.LockName() != driver.WriteLockName || write.lock.fw != r.fw ||
+		r.drv.LockName() != driver.ReadLockName:
 		return nil, fmt.Errorf("%w: %s is not a write lease of %s", ErrForeignLease, write.Path(), r.path)
 	case !write.outstanding():
 		return nil, fmt.Errorf("%w: %s", ErrNotHeld, write.Path())

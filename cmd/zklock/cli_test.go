@@ -52,12 +52,12 @@ func TestUsageErrors(t *testing.T) {
 		{"a set with a semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--semaphore", "2", "/p", "/q", "--", "true"}, "several PATHs"},
 		{"a set with --try", []string{"--servers", "127.0.0.1:1", "exec", "--try", "/p", "/q", "--", "true"}, "several PATHs"},
 		{"read and write", []string{"--servers", "127.0.0.1:1", "exec", "--read", "--write", "/p", "--", "true"}, "exclude each other"},
-		{"negative semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--semaphore", "-1", "/p", "--", "true"}, "--semaphore -1"},
+		{"negative semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--semaphore", "-1", "/p", "--", "true"}, `invalid value "-1" for flag --semaphore`},
 		{"no servers", []string{"exec", "/p", "--", "true"}, "ZK_SERVERS"},
 		{"bad policy", []string{"--servers", "127.0.0.1:1", "--error-policy", "x", "holders", "/p"}, "--error-policy"},
 		{"bad auth", []string{"--servers", "127.0.0.1:1", "--auth", "nopassword", "holders", "/p"}, "user:password"},
 		{"bad namespace", []string{"--servers", "127.0.0.1:1", "--namespace", "a//b", "holders", "/p"}, "namespace"},
-		{"bad timeout", []string{"--servers", "127.0.0.1:1", "--session-timeout", "0s", "holders", "/p"}, "must be positive"},
+		{"bad timeout", []string{"--servers", "127.0.0.1:1", "--session-timeout", "0s", "holders", "/p"}, "--session-timeout"},
 		{"revocable semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--revocable", "--semaphore", "2", "/p", "--", "true"}, "--revocable"},
 		{"holders without path", []string{"--servers", "127.0.0.1:1", "holders"}, "want a lock PATH"},
 		{"revoke without node", []string{"--servers", "127.0.0.1:1", "revoke"}, "one lock NODE"},
@@ -72,7 +72,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, errOut, code := runZklock(t, tt.args...)
+			_, errOut, code := runZklock(t, append([]string{"--verbose"}, tt.args...)...)
 			if code != exitUsage || !strings.Contains(errOut, tt.want) {
 				t.Fatalf("exit %d (want %d), stderr lacks %q:\n%s", code, exitUsage, tt.want, errOut)
 			}
@@ -85,7 +85,7 @@ func TestUsageErrors(t *testing.T) {
 
 // A wrong address fails within --connect-timeout, naming the address.
 func TestConnectFailure(t *testing.T) {
-	for _, cmd := range [][]string{{"holders", "/p"}, {"exec", "/p", "--", "true"}, {"revoke", "/p/n"}} {
+	for _, cmd := range [][]string{{"holders", "/p"}, {"exec", "/p", "--", "true"}, {"revoke", "/p/lock-0000000001"}} {
 		t.Run(cmd[0], func(t *testing.T) {
 			args := append([]string{"--servers", "127.0.0.1:1", "--connect-timeout", "1s"}, cmd...)
 			p := startZklock(t, args...)
@@ -94,8 +94,7 @@ func TestConnectFailure(t *testing.T) {
 			if code != exitConnect {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitConnect, errOut)
 			}
-			first, _, _ := strings.Cut(errOut, "\n")
-			if !strings.Contains(first, "connecting to 127.0.0.1:1") || !strings.Contains(errOut, "no ZooKeeper session with 127.0.0.1:1 within --connect-timeout 1s") {
+			if !strings.Contains(errOut, "no ZooKeeper session within --connect-timeout 1s: tried 127.0.0.1:1 (dial tcp 127.0.0.1:1: connect: connection refused)") {
 				t.Fatalf("stderr does not say what it tried:\n%s", errOut)
 			}
 		})
@@ -112,6 +111,7 @@ func TestUsageListsEveryFlag(t *testing.T) {
 	}{
 		{globalFlagsHelp, g.flagSet("zklock")},
 		{execUsage, execFlags(g, &execOptions{})},
+		{lockUsage, lockFlags(g, &execOptions{})},
 		{electUsage, electFlags(g, &electOptions{})},
 		{demoUsage, demoFlags(g, &demoConfig{})},
 		{devServerUsage, devServerFlags(g, &devServerOptions{})},
@@ -130,4 +130,82 @@ func TestUsageListsEveryFlag(t *testing.T) {
 	if !strings.Contains(holdersUsage, "--json") {
 		t.Error("holders: --json is not in its help")
 	}
+}
+
+// flagCase is a zklock run that must end in a usage error whose message contains want.
+type flagCase struct {
+	name string
+	args []string
+	want string
+}
+
+// checkFlagErrors runs each case with an unreachable server and a short --connect-timeout: it
+// must exit 64 at once, naming what was wrong, without connecting first.
+func checkFlagErrors(t *testing.T, cases []flagCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--verbose", "--servers", "127.0.0.1:1", "--connect-timeout", "1s"}, tt.args...)
+			_, errOut, code := runZklock(t, args...)
+			if code != exitUsage || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("exit %d (want %d), stderr lacks %q:\n%s", code, exitUsage, tt.want, errOut)
+			}
+			if strings.Contains(errOut, "connecting") {
+				t.Fatalf("a usage error connected first:\n%s", errOut)
+			}
+		})
+	}
+}
+
+// Every numeric flag refuses 0, a negative number and a non-number with a usage error that
+// names the flag (issue 17.1: --semaphore 0 used to take a plain mutex and exit 0).
+func TestNumericFlags(t *testing.T) {
+	var cases []flagCase
+	for _, v := range []string{"0", "-1", "x", "1.5"} {
+		cases = append(cases,
+			flagCase{"semaphore " + v, []string{"exec", "--semaphore", v, "/p", "--", "true"}, "--semaphore"},
+			flagCase{"demo workers " + v, []string{"demo", "--workers", v}, "--workers"},
+			flagCase{"demo rounds " + v, []string{"demo", "--rounds", v}, "--rounds"},
+		)
+	}
+	checkFlagErrors(t, cases)
+}
+
+// Every duration flag refuses a number without a unit, saying that a unit is needed, and 0
+// or a negative duration, naming the flag (issue 17.3).
+func TestDurationFlags(t *testing.T) {
+	flags := []struct {
+		flag string
+		args func(v string) []string
+	}{
+		{"--timeout", func(v string) []string { return []string{"exec", "--timeout", v, "/p", "--", "true"} }},
+		{"--kill-grace", func(v string) []string { return []string{"exec", "--kill-grace", v, "/p", "--", "true"} }},
+		{"--kill-grace", func(v string) []string { return []string{"elect", "--kill-grace", v, "/p", "--", "true"} }},
+		{"--session-timeout", func(v string) []string { return []string{"--session-timeout", v, "holders", "/p"} }},
+		{"--connect-timeout", func(v string) []string { return []string{"revoke", "--connect-timeout", v, "/p/lock-0000000001"} }},
+		{"--work", func(v string) []string { return []string{"demo", "--work", v} }},
+	}
+	var cases []flagCase
+	for _, f := range flags {
+		cases = append(cases,
+			flagCase{f.args("5")[0] + " " + f.flag + " 5", f.args("5"), f.flag + ": a duration needs a unit, such as 5s or 1m"},
+			flagCase{f.args("5")[0] + " " + f.flag + " 0", f.args("0"), f.flag},
+			flagCase{f.args("5")[0] + " " + f.flag + " -1s", f.args("-1s"), f.flag},
+			flagCase{f.args("5")[0] + " " + f.flag + " soon", f.args("soon"), f.flag},
+		)
+	}
+	checkFlagErrors(t, cases)
+}
+
+// A relative or otherwise invalid path is a usage error found before connecting (issue 17.4:
+// it failed with exit 70 after connecting).
+func TestInvalidPathIsUsageError(t *testing.T) {
+	checkFlagErrors(t, []flagCase{
+		{"exec relative", []string{"exec", "locks/backup", "--", "true"}, "locks/backup"},
+		{"exec trailing slash", []string{"exec", "/locks/backup/", "--", "true"}, "/locks/backup/"},
+		{"exec set relative", []string{"exec", "/locks/a", "b", "--", "true"}, `"b"`},
+		{"elect relative", []string{"elect", "elections/x", "--", "true"}, "elections/x"},
+		{"revoke relative", []string{"revoke", "locks/backup/lock-0000000001"}, "locks/backup/lock-0000000001"},
+		{"revoke lock directory", []string{"revoke", "/locks/backup"}, "not a contender node"},
+	})
 }

@@ -49,8 +49,8 @@ func (g *globals) flagSet(name string) *flag.FlagSet {
 	fs.StringVar(&g.servers, "servers", g.servers, "")
 	fs.StringVar(&g.namespace, "namespace", g.namespace, "")
 	fs.StringVar(&g.auth, "auth", g.auth, "")
-	fs.DurationVar(&g.sessionTimeout, "session-timeout", g.sessionTimeout, "")
-	fs.DurationVar(&g.connectTimeout, "connect-timeout", g.connectTimeout, "")
+	fs.Var((*durationFlag)(&g.sessionTimeout), "session-timeout", "")
+	fs.Var((*durationFlag)(&g.connectTimeout), "connect-timeout", "")
 	fs.BoolVar(&g.verbose, "verbose", g.verbose, "")
 	fs.StringVar(&g.errorPolicy, "error-policy", g.errorPolicy, "")
 	return fs
@@ -86,11 +86,12 @@ func (g *globals) serverList() []string {
 
 // options turns the global flags into framework options.
 func (g *globals) options(stderr io.Writer) ([]framework.Option, error) {
-	level := slog.LevelWarn
+	// The library's log is for --verbose only: without it zklock says, in its own words, what
+	// the user must act on (a failed connection, a lost lock), and nothing else.
+	log := slog.New(slog.DiscardHandler)
 	if g.verbose {
-		level = slog.LevelDebug
+		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	opts := []framework.Option{
 		framework.WithSessionTimeout(g.sessionTimeout),
 		framework.WithConnectionTimeout(g.connectTimeout),
@@ -133,7 +134,9 @@ func (g *globals) connect(ctx context.Context, cmd string, io stdio) (*framework
 	if err != nil {
 		return nil, usageErr(cmd, "%v", err)
 	}
-	fmt.Fprintf(io.err, "zklock: connecting to %s (timeout %v)\n", strings.Join(servers, ","), g.connectTimeout)
+	if g.verbose {
+		fmt.Fprintf(io.err, "zklock: connecting to %s (timeout %v)\n", strings.Join(servers, ","), g.connectTimeout)
+	}
 	fw, err := framework.New(servers, opts...)
 	if errors.Is(err, framework.ErrInvalidOption) {
 		return nil, usageErr(cmd, "%v", err)
@@ -148,8 +151,8 @@ func (g *globals) connect(ctx context.Context, cmd string, io stdio) (*framework
 		if ctx.Err() != nil {
 			return nil, withCode(exitInterrupted, fmt.Errorf("interrupted while connecting: %w", ctx.Err()))
 		}
-		return nil, withCode(exitConnect, fmt.Errorf("no ZooKeeper session with %s within --connect-timeout %v: %w",
-			strings.Join(servers, ","), g.connectTimeout, err))
+		return nil, withCode(exitConnect, fmt.Errorf("no ZooKeeper session within --connect-timeout %v: %s",
+			g.connectTimeout, triedServers(err)))
 	}
 	if g.verbose {
 		g.traceSession(fw, io.err)

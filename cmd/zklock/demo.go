@@ -69,8 +69,6 @@ func parseDemo(g *globals, args []string) (demoConfig, error) {
 		return c, err
 	case len(pos) > 0:
 		return c, fmt.Errorf("unexpected arguments %q", pos)
-	case c.workers < 1 || c.rounds < 1 || c.work < 0:
-		return c, errors.New("--workers and --rounds must be at least 1 and --work not negative")
 	}
 	return c, framework.ValidatePath(c.path)
 }
@@ -79,9 +77,9 @@ func parseDemo(g *globals, args []string) (demoConfig, error) {
 func demoFlags(g *globals, c *demoConfig) *flag.FlagSet {
 	fs := g.flagSet("demo")
 	fs.StringVar(&c.path, "path", c.path, "")
-	fs.IntVar(&c.workers, "workers", c.workers, "")
-	fs.IntVar(&c.rounds, "rounds", c.rounds, "")
-	fs.DurationVar(&c.work, "work", c.work, "")
+	fs.Var((*countFlag)(&c.workers), "workers", "")
+	fs.Var((*countFlag)(&c.rounds), "rounds", "")
+	fs.Var((*durationFlag)(&c.work), "work", "")
 	fs.BoolVar(&c.quiet, "quiet", false, "")
 	return fs
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 type electOptions struct {
 	id        string
 	killGrace graceFlag
+	listen    bool // --listen: print the leader and its changes, take no part
 	path      string
 	argv      []string
 }
@@ -35,6 +37,9 @@ func runElect(ctx context.Context, g *globals, args []string, io stdio) error {
 	o, err := parseElect(g, args)
 	if err != nil {
 		return helpOrUsage(err, "elect", io)
+	}
+	if o.listen {
+		return runListen(ctx, g, o, io)
 	}
 	fw, err := g.connect(ctx, "elect", io)
 	if err != nil {
@@ -141,15 +146,29 @@ func resign(sel *leader.LeaderSelector, io stdio) {
 // parseElect parses elect's arguments: flags and PATH, "--", the command.
 func parseElect(g *globals, args []string) (electOptions, error) {
 	o := electOptions{id: defaultElectID()}
-	path, argv, err := parseCommandLine(electFlags(g, &o), args, "election PATH")
-	if err != nil {
+	fs := electFlags(g, &o)
+	if !slices.Contains(args, "--") {
+		pos, err := parseInterleaved(fs, args)
+		switch {
+		case err != nil:
+			return o, err
+		case !o.listen:
+			return o, errors.New("missing '--' before the command")
+		case len(pos) != 1:
+			return o, fmt.Errorf("want one election PATH, got %d arguments", len(pos))
+		}
+		o.path = pos[0]
+		return o, checkPaths(o.path)
+	}
+	path, argv, err := parseCommandLine(fs, args, "election PATH")
+	switch {
+	case err != nil:
 		return o, err
+	case o.listen:
+		return o, errors.New("--listen takes no command: it only prints the leader")
 	}
 	o.path, o.argv = path, argv
-	if o.killGrace.d < 0 {
-		return o, errors.New("--kill-grace must not be negative")
-	}
-	return o, nil
+	return o, checkPaths(path)
 }
 
 // electFlags is elect's FlagSet, filling o.
@@ -157,6 +176,7 @@ func electFlags(g *globals, o *electOptions) *flag.FlagSet {
 	fs := g.flagSet("elect")
 	fs.StringVar(&o.id, "id", o.id, "")
 	fs.Var(&o.killGrace, "kill-grace", "")
+	fs.BoolVar(&o.listen, "listen", false, "")
 	return fs
 }
 

@@ -36,7 +36,7 @@ func TestElectEnvAndExitCode(t *testing.T) {
 		{"exit 3", electArgs(t, srv, nil, p, "exit", "3"), 3},
 		{"exit 42", electArgs(t, srv, nil, p, "exit", "42"), 42},
 		{"not found", []string{"--servers", srv, "elect", p, "--", "/nonexistent/zklock-cmd"}, exitNotFound},
-		{"invalid path", []string{"--servers", srv, "elect", "no-slash", "--", "true"}, exitFailure},
+		{"invalid path", []string{"--servers", srv, "elect", "no-slash", "--", "true"}, exitUsage},
 	})
 	waitCandidates(t, fw, p, 0)
 }

@@ -18,6 +18,7 @@ import (
 // execOptions are exec's own flags.
 type execOptions struct {
 	read, write bool
+	kazoo       bool // PATH is a kazoo (Python) lock: recipes.NewKazooMutex, NewKazooReadWriteLock
 	semaphore   int
 	timeout     time.Duration
 	try         bool
@@ -87,16 +88,16 @@ func parseExec(g *globals, args []string) (execOptions, error) {
 	}
 	o.path, o.paths, o.argv = strings.Join(paths, ","), paths, argv
 	switch {
+	case checkPaths(paths...) != nil:
+		return o, checkPaths(paths...)
 	case checkSet(o) != nil:
 		return o, checkSet(o)
+	case o.kazoo && (o.semaphore != 0 || len(o.paths) > 1):
+		return o, errors.New("--kazoo takes one PATH, a mutex or --read/--write (kazoo's Lock, ReadLock, WriteLock)")
 	case btoi(o.read)+btoi(o.write)+btoi(o.semaphore != 0) > 1:
 		return o, errors.New("--read, --write and --semaphore exclude each other")
 	case o.revocable && o.semaphore != 0:
 		return o, errors.New("--revocable applies to locks, not to --semaphore leases")
-	case o.semaphore < 0:
-		return o, fmt.Errorf("--semaphore %d: want at least 1", o.semaphore)
-	case o.timeout < 0 || o.killGrace.d < 0:
-		return o, errors.New("--timeout and --kill-grace must not be negative")
 	}
 	return o, nil
 }
@@ -128,8 +129,9 @@ func execFlags(g *globals, o *execOptions) *flag.FlagSet {
 	fs := g.flagSet("exec")
 	fs.BoolVar(&o.read, "read", false, "")
 	fs.BoolVar(&o.write, "write", false, "")
-	fs.IntVar(&o.semaphore, "semaphore", 0, "")
-	fs.DurationVar(&o.timeout, "timeout", 0, "")
+	fs.BoolVar(&o.kazoo, "kazoo", false, "")
+	fs.Var((*countFlag)(&o.semaphore), "semaphore", "")
+	fs.Var((*durationFlag)(&o.timeout), "timeout", "")
 	fs.BoolVar(&o.try, "try", false, "")
 	fs.Var(&o.killGrace, "kill-grace", "")
 	fs.StringVar(&o.name, "name", "", "")
@@ -206,10 +208,14 @@ func lockFor(fw *framework.Framework, o execOptions, opts []recipes.LockOption, 
 	if o.revocable {
 		opts = append(opts, recipes.WithRevocation(func(*recipes.Lease) { onRevoke() }))
 	}
-	if !o.read && !o.write {
-		return recipes.NewMutex(fw, o.path, opts...)
+	newMutex, newRW := recipes.NewMutex, recipes.NewReadWriteLock
+	if o.kazoo {
+		newMutex, newRW = recipes.NewKazooMutex, recipes.NewKazooReadWriteLock
 	}
-	rw, err := recipes.NewReadWriteLock(fw, o.path, opts...)
+	if !o.read && !o.write {
+		return newMutex(fw, o.path, opts...)
+	}
+	rw, err := newRW(fw, o.path, opts...)
 	if err != nil {
 		return nil, err
 	}

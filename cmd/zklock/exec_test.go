@@ -67,7 +67,7 @@ func TestExecExitCodes(t *testing.T) {
 		{"timeout semaphore", execArgs(t, srv, []string{"--timeout", "300ms", "--semaphore", "1"}, sp, "exit", "0"), exitTimeout},
 		{"not found", []string{"--servers", srv, "exec", lockPath(t), "--", "/nonexistent/zklock-cmd"}, exitNotFound},
 		{"not executable", []string{"--servers", srv, "exec", lockPath(t), "--", noexec}, exitCannotRun},
-		{"invalid path", []string{"--servers", srv, "exec", "no-slash", "--", "true"}, exitFailure},
+		{"invalid path", []string{"--servers", srv, "exec", "no-slash", "--", "true"}, exitUsage},
 	})
 }
 

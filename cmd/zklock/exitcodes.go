@@ -15,9 +15,9 @@ import (
 // sit above the codes programs usually return (sysexits.h's range).
 const (
 	exitOK          = 0
-	exitUsage       = 64  // bad flags, arguments or command
+	exitUsage       = 64  // bad flags, arguments, paths or command, found before connecting
 	exitConnect     = 69  // no ZooKeeper session within --connect-timeout, or the connection failed
-	exitFailure     = 70  // any other failure of zklock itself (a ZooKeeper error, a bad path)
+	exitFailure     = 70  // any other failure of zklock itself (a ZooKeeper error)
 	exitBusy        = 73  // exec --try: the lock is held by someone else
 	exitTimeout     = 75  // exec --timeout: the lock was not acquired in time
 	exitLost        = 76  // exec: the lock was lost (or may be) while the command ran; it was stopped

@@ -40,7 +40,7 @@ func (f *graceFlag) String() string {
 }
 
 func (f *graceFlag) Set(s string) error {
-	d, err := time.ParseDuration(s)
+	d, err := parseDuration(s)
 	if err != nil {
 		return err
 	}

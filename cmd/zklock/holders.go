@@ -22,7 +22,7 @@ type nodeInfo struct {
 	Session    string            `json:"session"` // the ephemeral owner, in hex
 	Created    time.Time         `json:"created"`
 	AgeSeconds float64           `json:"age_seconds"`
-	Origin     recipes.Origin    `json:"origin"` // go, java or unknown, from the data
+	Origin     recipes.Origin    `json:"origin"` // go, java or unknown from the data; python from a kazoo name
 	Identity   *recipes.Identity `json:"identity,omitempty"`
 	owner      int64
 	name       string
@@ -31,7 +31,7 @@ type nodeInfo struct {
 // holdersReport is a lock's state: holders first, then the queue.
 type holdersReport struct {
 	Path    string     `json:"path"`
-	Kind    string     `json:"kind"` // see dirKind
+	Kind    string     `json:"kind"` // see dirKind; kazoo for a kazoo lock
 	Holders []nodeInfo `json:"holders"`
 	Queue   []nodeInfo `json:"queue"`
 	// Unknown are the nodes of a kind whose predicate zklock does not know (a custom lock, an
@@ -54,24 +54,30 @@ func collectHolders(ctx context.Context, fw *framework.Framework, p string, now 
 	rw := slices.ContainsFunc(kids, func(k string) bool {
 		return strings.Contains(k, driver.ReadLockName) || strings.Contains(k, driver.WriteLockName)
 	})
+	kazoo := !rw && slices.ContainsFunc(kids, isKazooName)
 	sorted := sortBySequence(kids)
-	if rw {
+	switch {
+	case rw:
 		sorted = driver.Sort(driver.Write(), kids)
+	case kazoo:
+		sorted = driver.Sort(driver.KazooLock(), kids)
 	}
 	nodes, err := readNodes(ctx, fw, p, sorted, now)
 	if err != nil {
 		return r, err
 	}
-	r.Kind = dirKind(nodes)
+	if r.Kind = dirKind(nodes); kazoo && len(nodes) > 0 {
+		r.Kind = "kazoo"
+	}
 	names := make([]string, len(nodes))
 	for i, n := range nodes {
 		names[i] = n.name
 	}
 	for i, n := range nodes {
 		switch {
-		case !knownPredicate(n.Kind):
+		case !knownPredicate(n.Kind, kazoo):
 			r.Unknown = append(r.Unknown, n)
-		case decide(nodes, names, i).Holds:
+		case kazoo && decideKazoo(names, i).Holds, !kazoo && decide(nodes, names, i).Holds:
 			r.Holders = append(r.Holders, n)
 		default:
 			r.Queue = append(r.Queue, n)
@@ -100,13 +106,16 @@ func decide(nodes []nodeInfo, names []string, i int) driver.Decision {
 	return driver.Exclusive().Decide(v)
 }
 
-// knownPredicate reports whether decide knows the predicate of kind: the exclusive one (the
-// first node holds; a selector is a mutex, a latch's leader is its first node) or a read-write
-// lock's. A semaphore is read by collectSemaphore.
-func knownPredicate(kind string) bool {
+// knownPredicate reports whether zklock knows the predicate of a node of kind: on a kazoo path
+// kazoo's (decideKazoo), else the exclusive one (the first node holds; a selector is a mutex, a
+// latch's leader is its first node) or a read-write lock's (decide). A semaphore is read by
+// collectSemaphore.
+func knownPredicate(kind string, kazoo bool) bool {
+	if kazoo {
+		return kind == recipes.KindKazooLock || kind == recipes.KindKazooRead
+	}
 	switch kind {
-	case recipes.KindMutex, recipes.KindSelector, recipes.KindLatch, recipes.KindRead, recipes.KindWrite,
-		recipes.KindKazooLock:
+	case recipes.KindMutex, recipes.KindSelector, recipes.KindLatch, recipes.KindRead, recipes.KindWrite:
 		return true
 	}
 	return false
@@ -140,6 +149,21 @@ func sortBySequence(names []string) []string {
 	out := slices.Clone(names)
 	slices.SortStableFunc(out, func(a, b string) int { return strings.Compare(driver.SequenceKey(a), driver.SequenceKey(b)) })
 	return out
+}
+
+// isKazooName reports whether name is a node of a kazoo lock: kazoo's own, or ours (--kazoo).
+func isKazooName(name string) bool {
+	return strings.Contains(name, driver.KazooLockName) || driver.IsKazooReader(name)
+}
+
+// decideKazoo applies kazoo's predicates to node i of a kazoo lock: a reader waits for earlier
+// non-readers, any other node for every earlier node.
+func decideKazoo(names []string, i int) driver.Decision {
+	v := driver.View{Sorted: names, Index: i}
+	if driver.IsKazooReader(names[i]) {
+		return driver.KazooRead().Decide(v)
+	}
+	return driver.KazooLock().Decide(v)
 }
 
 // collectSemaphore splits a semaphore's leases: the newest lease of the
@@ -236,6 +260,9 @@ func describeNode(p, name string, data []byte, st *framework.Stat, now time.Time
 	}
 	if id, ok := recipes.ParseIdentity(data); ok {
 		n.Identity = &id
+	}
+	if driver.IsKazooNode(name) {
+		n.Origin = recipes.OriginPython // data: kazoo's identifier
 	}
 	return n
 }

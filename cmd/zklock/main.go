@@ -1,12 +1,15 @@
 // Command zklock runs commands under ZooKeeper locks that share Apache
 // Curator 5's znode layout, lists lock holders, and demonstrates the locks.
 //
-//	zklock exec [--read | --write | --semaphore N] [--timeout D] [--try] PATH -- CMD ARGS...
+//	zklock exec [--read | --write | --semaphore N] [--kazoo] [--timeout D] [--try] PATH -- CMD ARGS...
+//	zklock lock [--read | --write | --semaphore N] [--kazoo] [--timeout D] [--try] PATH
 //	zklock elect [--id ID] [--kill-grace D] PATH -- CMD ARGS...
+//	zklock elect --listen PATH
 //	zklock holders PATH [--json]
 //	zklock revoke NODE
 //	zklock demo
 //	zklock dev-server [--port N] [--ensemble N]
+//	zklock version
 //	zklock help [COMMAND]
 //
 // Servers come from --servers or $ZK_SERVERS. Run 'zklock help' for the
@@ -21,6 +24,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -54,11 +58,13 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"exec", "run a command while holding a lock, a read or write lock, or a semaphore lease", execUsage, runExec},
-		{"elect", "run a command while this process is the leader of an election", electUsage, runElect},
+		{"lock", "hold a lock (or a read/write lock, a semaphore lease) until a signal", lockUsage, runLock},
+		{"elect", "run a command while this process is the leader of an election; --listen: watch who leads", electUsage, runElect},
 		{"holders", "list a lock's holders, then its queue", holdersUsage, runHolders},
 		{"revoke", "ask the holder of a lock node to release it", revokeUsage, runRevoke},
 		{"demo", "contending workers on one lock, a lost lock and a fenced resource", demoUsage, runDemo},
 		{"dev-server", "start a throwaway local ZooKeeper for development; print its connect string", devServerUsage, runDevServer},
+		{"version", "print zklock's version (also: zklock --version)", versionUsage, runVersion},
 	}
 }
 
@@ -66,10 +72,14 @@ func commands() []command {
 func run(ctx context.Context, args []string, io stdio) error {
 	g := newGlobals(io.getenv)
 	fs := g.flagSet("zklock")
+	version := fs.Bool("version", false, "")
 	if err := fs.Parse(args); err != nil {
 		return helpOrUsage(err, "", io)
 	}
 	args = fs.Args()
+	if *version {
+		return runVersion(ctx, g, args, io)
+	}
 	if len(args) == 0 {
 		fmt.Fprint(io.err, mainUsage())
 		return usageErr("", "no command given")
@@ -80,10 +90,15 @@ func run(ctx context.Context, args []string, io stdio) error {
 	}
 	for _, c := range commands() {
 		if c.name == name {
-			return c.run(ctx, g, rest, io)
+			std, log := logStderr(io)
+			return log.once(c.run(ctx, g, rest, std)) // an error printed already is not printed twice
 		}
 	}
-	return usageErr("", "unknown command %q (commands: exec, elect, holders, revoke, demo, dev-server, help)", name)
+	names := []string{}
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return usageErr("", "unknown command %q (commands: %s, help)", name, strings.Join(names, ", "))
 }
 
 // runHelp prints the main usage or one command's, to stdout.
@@ -107,7 +122,7 @@ func helpOrUsage(err error, cmd string, io stdio) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return runHelp([]string{cmd}[:min(len(cmd), 1)], io)
 	}
-	return usageErr(cmd, "%v", err)
+	return usageErr(cmd, "%s", flagMessage(err))
 }
 
 // reportErr prints err on w unless it carries no message, and returns it.

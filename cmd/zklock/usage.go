@@ -13,25 +13,30 @@ const globalFlagsHelp = `Global flags (before or after the command):
   --session-timeout D       requested session timeout (default 10s); exec's and
                             elect's --kill-grace default to a quarter of it
   --connect-timeout D       give up when no session exists after D (default 15s)
-  --verbose                 print the session id, connection states and lock events
+  --verbose                 print the servers tried, the session id, connection states,
+                            lock events and the library's log (default: only errors)
   --error-policy P          when a held lock counts as lost: standard (on Suspended,
                             the default, as Curator's) or session (on Lost only)
+A duration D needs a unit (500ms, 5s, 1m) and is positive; a count N is a whole
+number of at least 1. Anything else is a usage error (exit 64).
 `
 
 // exitCodesHelp documents zklock's exit codes.
 const exitCodesHelp = `Exit codes:
   0     success; exec, elect: the command's own exit code (128+N if it died of signal N)
-  64    usage error: bad flags, arguments or command
+  64    usage error: bad flags, arguments, paths (relative, say) or command
   69    could not connect to ZooKeeper within --connect-timeout, or the connection failed
-  70    any other failure of zklock (a ZooKeeper error, an invalid path)
-  73    exec --try: the lock is busy
-  75    exec --timeout: the lock was not acquired in time
+  70    any other failure of zklock (a ZooKeeper error)
+  73    exec, lock --try: the lock is busy
+  75    exec, lock --timeout: the lock was not acquired in time
   76    exec: the lock was lost while the command ran; elect: the leadership was;
-        the command was stopped
-  77    exec --revocable: the lock was revoked (zklock revoke); the command was stopped
+        the command was stopped; lock: the lock was lost while held
+  77    exec, lock --revocable: the lock was revoked (zklock revoke); the command was
+        stopped
   126   exec: the command could not be started
   127   exec: the command was not found
-  130   interrupted (SIGINT, SIGTERM or SIGHUP) before the command started
+  130   interrupted (SIGINT, SIGTERM or SIGHUP) before the command started, or before
+        lock acquired the lock
 `
 
 func mainUsage() string {
@@ -58,7 +63,7 @@ Example:
 	return b.String()
 }
 
-const execUsage = `Usage: zklock exec [--read | --write | --semaphore N] [--timeout D] [--try]
+const execUsage = `Usage: zklock exec [--read | --write | --semaphore N] [--kazoo] [--timeout D] [--try]
                    [--kill-grace D] [--name NAME] [--revocable] PATH... -- CMD [ARGS...]
 
 Acquire a lock at PATH, run CMD while it is held, release it when CMD exits.
@@ -70,7 +75,10 @@ Curator's InterProcessMultiLock on those paths (docs/multilock.md).
 By default the lock is an InterProcessMutex; --read and --write take one side
 of an InterProcessReadWriteLock; --semaphore N takes one lease of an
 InterProcessSemaphoreV2 that admits N holders. Java processes using Curator
-on the same PATH contend with us.
+on the same PATH contend with us. With --kazoo, PATH is a kazoo (Python) lock
+instead: the mutex contends with kazoo's Lock and WriteLock, --read with its
+ReadLock, --write with its WriteLock (docs/interop.md); never use --kazoo and
+Curator's layout on one PATH.
 
 CMD gets in its environment:
   ZKLOCK_PATH    the lock path (PATH)
@@ -103,6 +111,8 @@ reach: do not run one under zklock.
 Flags:
   --read            take the read lock (shared with other readers)
   --write           take the write lock (exclusive)
+  --kazoo           PATH is a kazoo lock: our node is PATH/_c_<uuid>-__lock__<seq>
+                    (--read: __rlock__), a contender to kazoo (one PATH, no --semaphore)
   --semaphore N     take one lease of a semaphore admitting N holders
   --timeout D       give up after D (exit 75); default: wait for ever
   --try             give up at once if the lock is busy (exit 73)
@@ -119,7 +129,40 @@ Examples:
   zklock exec --try /locks/cron-report -- sh -c 'report --fence "$ZKLOCK_TOKEN"'
 `
 
+const lockUsage = `Usage: zklock lock [--read | --write | --semaphore N] [--kazoo] [--timeout D]
+                   [--try] [--name NAME] [--revocable] PATH
+
+Acquire the lock at PATH (as exec does, the same kinds: a mutex by default),
+print what was acquired on stdout, one KEY=VALUE line each:
+  ZKLOCK_PATH=PATH
+  ZKLOCK_NODE=PATH/_c_<uuid>-lock-0000000007   our lock node
+  ZKLOCK_TOKEN=4294967302                      the fencing token (the node's czxid)
+then hold the lock until zklock gets SIGINT, SIGTERM or SIGHUP: release it
+and exit 0. Like 'etcdctl lock NAME' without a command: a shell script can
+hold the lock in the background and read the token from the output.
+
+If the lock is lost meanwhile (session Suspended or Lost, per --error-policy),
+zklock says so on stderr and exits 76 at once: whoever waits for its exit
+learns that the lock is gone. With --revocable, 'zklock revoke' makes it
+release and exit 77.
+
+Flags:
+  --read            take the read lock (shared with other readers)
+  --write           take the write lock (exclusive)
+  --semaphore N     take one lease of a semaphore admitting N holders
+  --kazoo           PATH is a kazoo lock, as for exec (no --semaphore)
+  --timeout D       give up after D (exit 75); default: wait for ever
+  --try             give up at once if the lock is busy (exit 73)
+  --name NAME       a name stored in the lock node with host and pid, shown by holders
+  --revocable       release and exit 77 when asked ('zklock revoke'; not with --semaphore)
+
+Example:
+  zklock lock --timeout 1m /locks/backup > /run/backup.lock &
+  # ... read ZKLOCK_TOKEN from /run/backup.lock, work, then: kill %1
+`
+
 const electUsage = `Usage: zklock elect [--id ID] [--kill-grace D] PATH -- CMD [ARGS...]
+       zklock elect --listen PATH
 
 Join the leader election at PATH and run CMD while this process is the
 leader; resign when CMD exits. The election is a LeaderSelector, Curator 5's
@@ -153,14 +196,26 @@ then.
 If zklock dies, even of SIGKILL, CMD's process group dies within a second,
 as with exec.
 
+With --listen, zklock takes no part: it prints the current leader, then
+every change, one line each, until SIGINT, SIGTERM or SIGHUP (exit 0):
+  leader=ID node=PATH/_c_<uuid>-lock-0000000003 token=4294967302
+  no leader
+token is the term's fencing token (the leader's ZKLOCK_TOKEN). It waits on a
+ZooKeeper watch of PATH (of its creation while PATH does not exist), without
+polling; a leader whose term is shorter than one re-read may be missed.
+While the connection is down it waits for it, and prints the leader again
+only if it changed.
+
 Flags:
   --id ID           the candidate id stored in its node, shown by holders and by
                     Curator's getParticipants (default HOST:PID)
   --kill-grace D    time between SIGTERM and SIGKILL (default: a quarter of the
                     session timeout, 2.5s at 10s), as for exec
+  --listen          print the leader and its changes instead of taking part
 
-Example:
+Examples:
   zklock elect --id "$(hostname)" /elections/scheduler -- ./scheduler --fence "$ZKLOCK_TOKEN"
+  zklock elect --listen /elections/scheduler
 `
 
 const holdersUsage = `Usage: zklock holders PATH... [--json]
@@ -170,10 +225,11 @@ each in turn (--json: an array), then the sets (one GUID, one transaction:
 zklock exec PATH1 PATH2 ...) that have a node in more than one of them. PATH may be an
 InterProcessMutex, an InterProcessReadWriteLock (read and write nodes) or an
 InterProcessSemaphoreV2 (its leases and its internal lock), made by zkrecipes
-or by Curator. For each node: its path, its data, its session id (the
-ephemeral owner), its age, and who made it, told by its data: go (zkrecipes'
-identity: host, pid, name), java (Curator's default data, an IP address) or
-unknown.
+or by Curator, or a kazoo lock (kind kazoo: kazoo's and --kazoo nodes). For
+each node: its path, its data, its session id (the ephemeral owner), its age,
+and who made it: go (zkrecipes' identity: host, pid, name), java (Curator's
+default data, an IP address), python (a node kazoo named; its data is kazoo's
+identifier) or unknown.
 
 KIND is the node's recipe: the kind zkrecipes records in its identity (mutex,
 read lock, write lock, semaphore, semaphore internal lock, leader latch, leader
@@ -182,9 +238,9 @@ name tells (Curator's, kazoo's, and zkrecipes' nodes without a recorded kind),
 else unknown. Curator's LeaderSelector nodes, and zklock elect's (whose data
 is the --id, as Curator's), look like a mutex's and show as mutex: the rule
 is the same. ROLE is holds or waits where zklock knows the kind's rule
-(mutex, selector, latch, read-write lock, semaphore, kazoo lock); for any
-other kind (custom:NAME, kazoo read lock, unknown) it is "unknown": zklock
-does not guess who holds.
+(mutex, selector, latch, read-write lock, semaphore; on a kazoo path kazoo
+lock and kazoo read lock); for any other kind (custom:NAME, unknown) it is
+"unknown": zklock does not guess who holds.
 
 Flags:
   --json    print one JSON object instead of a table
@@ -200,9 +256,25 @@ Ask the holder of the lock node NODE (a path that 'zklock holders' prints) to
 release it, by writing "__REVOKE__" into it as Curator's Revoker does.
 Revocation is cooperative: only a holder that made its lock revocable
 reacts ('zklock exec --revocable', Curator's makeRevocable). A node that is already gone is not an error.
+NODE must be a contender node of a lock: its name [_c_<uuid>-]<lock name><10-digit
+sequence> (lock-, __READ__, __WRIT__, lease-, latch-; __lock__ and __rlock__ of
+exec --kazoo), its parent the lock's directory, the node ephemeral. Nodes kazoo
+made are refused: kazoo never reads a revocation. Anything else, the lock's directory included,
+is refused (exit 64) and nothing is written.
 
 Example:
   zklock revoke /locks/backup/_c_0f1e9d0c-8c5e-4b8e-9d39-6a4c2b1f7e21-lock-0000000007
+`
+
+const versionUsage = `Usage: zklock version   (or: zklock --version)
+
+Print zklock's version from its build information: the module version when
+installed with 'go install .../cmd/zklock@VERSION', or, when built from a
+checkout, "(devel)" or a pseudo-version with the commit's revision and time
+("modified" when the checkout had local changes), then the Go version.
+
+Example:
+  zklock --version
 `
 
 const demoUsage = `Usage: zklock demo [--path P] [--workers N] [--rounds N] [--work D] [--quiet]

@@ -1,0 +1,310 @@
+package recipes_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/interop"
+	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+// startKazoo starts a python3 process holding one kazoo 2.8 client, or skips the test when
+// python3-kazoo is not installed.
+func startKazoo(t *testing.T, servers []string, o interop.KazooOptions) *interop.KazooProcess {
+	t.Helper()
+	k, err := interop.StartKazoo(ctxFor(t, 60*time.Second), strings.Join(servers, ","), o)
+	if errors.Is(err, interop.ErrKazooMissing) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatalf("starting the kazoo contender: %v", err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k
+}
+
+var (
+	kazooNode    = regexp.MustCompile(`^[0-9a-f]{32}__lock__\d{10}$`)
+	ourKazooNode = regexp.MustCompile(`^_c_[0-9a-f-]{36}-__lock__\d{10}$`)
+)
+
+// Go and kazoo contend on one mutex path: each waits on the other's nodes, and kazoo lists ours
+// in queue order with our identity as the contender's identifier.
+func TestInteropMutexWithKazoo(t *testing.T) {
+	zk := shared
+	p := lockPath(t)
+	py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py-holder"})
+	fw := zktest.Connect(t, zk)
+	id := recipes.NewIdentity("go-waiter").Encode()
+	m, err := recipes.NewKazooMutex(fw, p, recipes.WithNodeData(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	pyNode, err := py.Acquire(ctxFor(t, 20*time.Second), p, 10*time.Second)
+	if err != nil {
+		t.Fatalf("kazoo acquire: %v", err)
+	}
+	if !kazooNode.MatchString(path.Base(pyNode)) {
+		t.Fatalf("kazoo's node %q is not <uuid hex>__lock__<seq>", pyNode)
+	}
+	if _, err := m.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
+		t.Fatalf("Go TryAcquire under a kazoo holder: %v, want ErrLocked", err)
+	}
+	got := leaseAsync(t, "Go waiter", 30*time.Second, m.Acquire)
+	zktest.Eventually(t, 10*time.Second, "the Go waiter to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
+	ids, err := py.Contenders(ctxFor(t, 10*time.Second), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := recipes.NewIdentity("go-waiter")
+	want.Kind = recipes.KindKazooLock // recorded by the recipe
+	if len(ids) != 2 || ids[0] != "py-holder" || ids[1] != string(want.Encode()) {
+		t.Fatalf("kazoo's contenders %q, want the kazoo holder, then our identity (kind recorded)", ids)
+	}
+	ours, err := m.Participants(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ours) != 2 || ours[0].Path != pyNode || string(ours[0].Data) != "py-holder" || !ourKazooNode.MatchString(path.Base(ours[1].Path)) {
+		t.Fatalf("we list %+v; want the kazoo holder, then our _c_<uuid>-__lock__<seq> waiter", ours)
+	}
+	if err := py.Release(ctxFor(t, 10*time.Second), p); err != nil {
+		t.Fatal(err)
+	}
+	l := receive(t, got, "our waiter after the kazoo holder released")
+	if l == nil {
+		t.FailNow()
+	}
+	if tok(t, l) <= 0 {
+		t.Fatal("no fencing token")
+	}
+	select {
+	case <-l.Done():
+		t.Fatalf("Done closed on a held lease: %v", l.Err())
+	default:
+	}
+	if _, err := py.Acquire(ctxFor(t, 10*time.Second), p, 200*time.Millisecond); !errors.Is(err, interop.ErrTimeout) {
+		t.Fatalf("kazoo acquire under a Go holder: %v, want a timeout", err)
+	}
+	mustRelease(t, l)
+	if _, err := py.Acquire(ctxFor(t, 10*time.Second), p, 10*time.Second); err != nil {
+		t.Fatalf("kazoo acquire after the Go release: %v", err)
+	}
+	if err := py.Release(ctxFor(t, 10*time.Second), p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two kazoo and two Go contenders hammer one mutex: never two holders.
+func TestInteropMutexExclusionWithKazoo(t *testing.T) {
+	zk := shared
+	p := lockPath(t)
+	const rounds = 25
+	var holders zktest.Gauge
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py"})
+		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
+			_, err := py.Acquire(ctxFor(t, 60*time.Second), p, 50*time.Second)
+			return func() error { return py.Release(ctxFor(t, 20*time.Second), p) }, err
+		})
+	}
+	for i := 0; i < 2; i++ {
+		m, err := recipes.NewKazooMutex(zktest.Connect(t, zk), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
+			l, err := m.Acquire(ctxFor(t, 60*time.Second))
+			return func() error { return l.Release(context.Background()) }, err
+		})
+	}
+	wg.Wait()
+	if n := holders.Max(); n != 1 {
+		t.Fatalf("max holders across Go and kazoo = %d, want 1", n)
+	}
+}
+
+// Each side recognises the other's readers and writers: a reader of either kind admits readers
+// of both and keeps writers of both out, and a writer of either kind keeps everyone out.
+func TestInteropReadWriteKindsWithKazoo(t *testing.T) {
+	zk := shared
+	p := lockPath(t)
+	py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py", Fix649: true})
+	rw, err := recipes.NewKazooReadWriteLock(zktest.Connect(t, zk), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := 300 * time.Millisecond
+
+	if _, err := py.ReadAcquire(ctxFor(t, 10*time.Second), p, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rw.ReadLock().TryAcquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("Go reader beside a kazoo reader: %v", err)
+	}
+	if !strings.Contains(path.Base(r.Path()), "-__rlock__") {
+		t.Fatalf("our read node %s lacks __rlock__", r.Path())
+	}
+	if _, err := rw.WriteLock().TryAcquire(ctxFor(t, 10*time.Second)); !errors.Is(err, recipes.ErrLocked) {
+		t.Fatalf("Go writer beside readers: %v, want ErrLocked", err)
+	}
+	if err := py.ReadRelease(ctxFor(t, 10*time.Second), p); err != nil {
+		t.Fatal(err)
+	}
+	// Only our reader is left: kazoo's writer must wait for it, kazoo's reader need not.
+	if _, err := py.WriteAcquire(ctxFor(t, 10*time.Second), p, short); !errors.Is(err, interop.ErrTimeout) {
+		t.Fatalf("kazoo writer beside our reader: %v, want a timeout", err)
+	}
+	if _, err := py.ReadAcquire(ctxFor(t, 10*time.Second), p, 10*time.Second); err != nil {
+		t.Fatalf("kazoo reader beside our reader: %v", err)
+	}
+	mustRelease(t, r)
+	if err := py.ReadRelease(ctxFor(t, 10*time.Second), p); err != nil {
+		t.Fatal(err)
+	}
+	// Our writer keeps both kazoo kinds out.
+	w, err := rw.WriteLock().TryAcquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := py.ReadAcquire(ctxFor(t, 10*time.Second), p, short); !errors.Is(err, interop.ErrTimeout) {
+		t.Fatalf("kazoo reader under our writer: %v, want a timeout", err)
+	}
+	if _, err := py.WriteAcquire(ctxFor(t, 10*time.Second), p, short); !errors.Is(err, interop.ErrTimeout) {
+		t.Fatalf("kazoo writer under our writer: %v, want a timeout", err)
+	}
+	mustRelease(t, w)
+	// kazoo's writer keeps both of ours out.
+	if _, err := py.WriteAcquire(ctxFor(t, 10*time.Second), p, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []*recipes.Lock{rw.ReadLock().Lock, rw.WriteLock().Lock} {
+		if _, err := l.TryAcquire(ctxFor(t, 10*time.Second)); !errors.Is(err, recipes.ErrLocked) {
+			t.Fatalf("our %s under a kazoo writer: %v, want ErrLocked", l.Driver().LockName(), err)
+		}
+	}
+	if err := py.WriteRelease(ctxFor(t, 10*time.Second), p); err != nil {
+		t.Fatal(err)
+	}
+	w, err = rw.WriteLock().TryAcquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mustRelease(t, w)
+	if _, err := rw.ReadLock().Downgrade(ctxFor(t, 10*time.Second), w); !errors.Is(err, recipes.ErrForeignLease) {
+		t.Fatalf("Downgrade on a kazoo lock: %v, want ErrForeignLease", err)
+	}
+}
+
+// kazoo readers and writers (with kazoo 2.9's predecessor rule) and ours share one read-write
+// lock path: never two writers, never a writer with a reader.
+func TestInteropReadWriteWithKazoo(t *testing.T) {
+	zk := shared
+	p := lockPath(t)
+	const rounds = 20
+	var check rwCheck
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py", Fix649: true})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				write := rand.IntN(4) == 0
+				acquire, release := py.ReadAcquire, py.ReadRelease
+				if write {
+					acquire, release = py.WriteAcquire, py.WriteRelease
+				}
+				if _, err := acquire(ctxFor(t, 60*time.Second), p, 50*time.Second); err != nil {
+					t.Errorf("kazoo acquire (write=%v): %v", write, err)
+					return
+				}
+				check.enter(write)
+				check.leave(write)
+				if err := release(ctxFor(t, 20*time.Second), p); err != nil {
+					t.Errorf("kazoo release: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		rw, err := recipes.NewKazooReadWriteLock(zktest.Connect(t, zk), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				write := rand.IntN(4) == 0
+				lock := rw.ReadLock().Lock
+				if write {
+					lock = rw.WriteLock().Lock
+				}
+				l, err := lock.Acquire(ctxFor(t, 60*time.Second))
+				if err != nil {
+					t.Errorf("Go acquire (write=%v): %v", write, err)
+					return
+				}
+				check.enter(write)
+				time.Sleep(time.Millisecond) // a short critical section, so readers can overlap
+				check.leave(write)
+				if err := l.Release(context.Background()); err != nil {
+					t.Errorf("Go release: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if check.violations != 0 {
+		t.Fatalf("%d read-write exclusion violations across Go and kazoo", check.violations)
+	}
+	t.Logf("most concurrent readers: %d", check.maxReaders)
+}
+
+// kazoo 2.8's ReadLock, unpatched, also waits for write nodes queued after it (kazoo#649): once
+// the writer it waited for is gone, it waits for our writer queued behind it, which waits for it.
+// Neither gets in until the kazoo reader's own timeout. This is why docs/interop.md asks for
+// kazoo 2.9 (or the fix) on read-write paths; the test fails when kazoo no longer has the bug.
+func TestInteropKazoo28ReadLockDeadlocksWithLaterWriter(t *testing.T) {
+	zk := shared
+	p := lockPath(t)
+	py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py-reader"})
+	if v, err := py.Version(ctxFor(t, 10*time.Second)); err != nil || !strings.HasPrefix(v, "2.8.") {
+		t.Skipf("kazoo %q, %v: the test is about kazoo 2.8", v, err)
+	}
+	fw := zktest.Connect(t, zk)
+	rw, err := recipes.NewKazooReadWriteLock(fw, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
+	pyRead := make(chan error, 1)
+	go func() {
+		_, err := py.ReadAcquire(ctxFor(t, 30*time.Second), p, 4*time.Second)
+		pyRead <- err
+	}()
+	zktest.Eventually(t, 10*time.Second, "the kazoo reader to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
+	second := leaseAsync(t, "our second writer", 30*time.Second, rw.WriteLock().Acquire)
+	zktest.Eventually(t, 10*time.Second, "our second writer to queue", func() bool { return len(zktest.Children(t, fw, p)) == 3 })
+	mustRelease(t, first)
+	if err := receive(t, pyRead, "the kazoo reader's verdict"); !errors.Is(err, interop.ErrTimeout) {
+		t.Fatalf("kazoo 2.8 reader after the writer ahead of it left: %v, want a timeout (kazoo#649)", err)
+	}
+	if l := receive(t, second, "our second writer, once the kazoo reader gave up"); l != nil {
+		mustRelease(t, l)
+	}
+}
