@@ -205,6 +205,7 @@ func TestInvalidPathIsUsageError(t *testing.T) {
 		{"exec trailing slash", []string{"exec", "/locks/backup/", "--", "true"}, "/locks/backup/"},
 		{"exec set relative", []string{"exec", "/locks/a", "b", "--", "true"}, `"b"`},
 		{"elect relative", []string{"elect", "elections/x", "--", "true"}, "elections/x"},
+		{"holders relative", []string{"holders", "locks/backup"}, "locks/backup"},
 		{"revoke relative", []string{"revoke", "locks/backup/lock-0000000001"}, "locks/backup/lock-0000000001"},
 		{"revoke lock directory", []string{"revoke", "/locks/backup"}, "not a contender node"},
 	})

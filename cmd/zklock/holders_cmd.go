@@ -24,6 +24,9 @@ func runHolders(ctx context.Context, g *globals, args []string, std stdio) error
 	if len(pos) == 0 {
 		return usageErr("holders", "want a lock PATH")
 	}
+	if err := checkPaths(pos...); err != nil {
+		return usageErr("holders", "%v", err)
+	}
 	fw, err := g.connect(ctx, "holders", std)
 	if err != nil {
 		return err
