@@ -98,3 +98,24 @@ func testCtx(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// createContender creates a protected ephemeral-sequential node name under dir, first
+// recreating dir as a container if the server has reaped it meanwhile (a lock directory
+// emptied by a release is a container the server may delete at any moment).
+func createContender(t *testing.T, conn *zk.Conn, dir, name string, data []byte) string {
+	t.Helper()
+	for range 3 {
+		node, err := conn.CreateProtectedEphemeralSequential(dir+"/"+name, data, zk.WorldACL(zk.PermAll))
+		if !errors.Is(err, zk.ErrNoNode) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return node
+		}
+		if _, err := conn.CreateContainer(dir, nil, zk.FlagContainer, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			t.Fatal(err)
+		}
+	}
+	t.Fatalf("could not create a contender under %s", dir)
+	return ""
+}

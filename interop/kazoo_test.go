@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"testing"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 )
 
 var kazooLockNode = regexp.MustCompile(`^[0-9a-f]{32}__lock__[0-9]{10}$`)
@@ -55,10 +53,7 @@ func TestKazooLockVisibleToGo(t *testing.T) {
 	if _, err := b.TryAcquire(ctx, p); !errors.Is(err, ErrRemote) {
 		t.Fatalf("second kazoo try-acquire: %v, want busy", err)
 	}
-	goNode, err := conn.CreateProtectedEphemeralSequential(p+"/__lock__", []byte("go"), zk.WorldACL(zk.PermAll))
-	if err != nil {
-		t.Fatal(err)
-	}
+	goNode := createContender(t, conn, p, "__lock__", []byte("go"))
 	ids, err := b.Contenders(ctx, p)
 	if err != nil || len(ids) != 2 || ids[0] != "py-a" || ids[1] != "go" {
 		t.Fatalf("contenders = %q, %v; want [py-a go]", ids, err)

@@ -40,10 +40,7 @@ func TestCuratorMutexVisibleToGo(t *testing.T) {
 		t.Fatalf("lock node owner %x, want Curator's session %x", stat.EphemeralOwner, c.SessionID())
 	}
 
-	goNode, err := conn.CreateProtectedEphemeralSequential(p+"/lock-", nil, zk.WorldACL(zk.PermAll))
-	if err != nil {
-		t.Fatal(err)
-	}
+	goNode := createContender(t, conn, p, "lock-", nil)
 	parts, err := c.Participants(ctx, p)
 	if err != nil {
 		t.Fatal(err)
@@ -87,10 +84,7 @@ func TestCuratorMutexExcludes(t *testing.T) {
 	}
 
 	// A Go contender's node with a lower sequence holds the lock for Curator too.
-	goNode, err := conn.CreateProtectedEphemeralSequential(p+"/lock-", nil, zk.WorldACL(zk.PermAll))
-	if err != nil {
-		t.Fatal(err)
-	}
+	goNode := createContender(t, conn, p, "lock-", nil)
 	if _, err := a.Acquire(ctx, p, 300*time.Millisecond); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("Curator acquired past a Go-held node: %v", err)
 	}
