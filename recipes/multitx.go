@@ -138,13 +138,16 @@ func (m *InterProcessMultiLock) enqueue(ctx context.Context) (*txSet, *framework
 		return nil, nil, nil, err
 	}
 	s := &txSet{fw: fw, createdBy: sl.Session.ID()}
+	// One transaction created every node: one czxid, so one token (read from the first node if
+	// the first listing, the one taken after the create, does not give it away) serves the set.
+	var parent *framework.Stat
+	if sl.Parents != nil {
+		parent = sl.Parents[0]
+	}
+	tok := tokenFor(fw, sl.Paths[0], true, parent)
 	for i, p := range sl.Paths {
 		s.cs = append(s.cs, &contender{lock: m.tx[i], drv: m.tx[i].drv, path: p, name: childName(p), createdBy: s.createdBy})
-		var parent *framework.Stat
-		if sl.Parents != nil {
-			parent = sl.Parents[i]
-		}
-		s.tokens = append(s.tokens, tokenFor(fw, p, true, parent))
+		s.tokens = append(s.tokens, tok)
 	}
 	return s, sl.Session, sl.Children, ownNodeGone(sl.Paths[0], err)
 }

@@ -122,6 +122,16 @@ func TestTxMultiLockOneTransaction(t *testing.T) {
 		}
 		guid = name[:40]
 	}
+	// The directories have had children before: the listing does not give the token away, and
+	// one read of the first node gives the set's one czxid to every lease.
+	proxy.ResetCounts()
+	toks, err := l.Tokens(ctxFor(t, 10*time.Second))
+	if err != nil || len(toks) != 4 || toks[0] <= 0 || slices.ContainsFunc(toks, func(z int64) bool { return z != toks[0] }) {
+		t.Fatalf("tokens %v (%v), want the set's one zxid", toks, err)
+	}
+	if got := proxy.Requests(); got[zktest.OpExists] > 1 || len(got) > 1 {
+		t.Fatalf("requests of Tokens of 4: %v, want at most one exists", got)
+	}
 	proxy.ResetCounts()
 	releaseMulti(t, l)
 	if got := proxy.Requests(); got[zktest.OpMulti] != 1 || got[zktest.OpDelete] != 0 {
