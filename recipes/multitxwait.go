@@ -20,6 +20,7 @@ type txSet struct {
 	createdBy int64
 	granted   *framework.Session // the epoch of the listings that granted
 	queued    bool
+	try       bool // TryAcquire: a lock not granted by the first listings is ErrLocked
 }
 
 // wait decides every lock on children, listings taken in epoch sess, and waits for the first lock
@@ -42,6 +43,8 @@ func (s *txSet) wait(ctx context.Context, sess *framework.Session, children [][]
 			}
 			s.granted = sess
 			return nil
+		case blocked >= 0 && s.try:
+			return s.locked(blocked, dec)
 		case blocked >= 0:
 			if err := s.waitOn(ctx, blocked, dec); err != nil {
 				return err
@@ -71,6 +74,15 @@ func (s *txSet) decide(children [][]string) (int, driver.Decision, error) {
 		}
 	}
 	return blocked, first, nil
+}
+
+// locked is TryAcquire's ErrLocked for lock i, blocked by the node dec names.
+func (s *txSet) locked(i int, dec driver.Decision) error {
+	l := s.cs[i].lock
+	if l.ours(dec.WatchNode) {
+		return fmt.Errorf("%w: %s: by a lease of this process, taken through this Lock (%s)", ErrLocked, l.path, dec.WatchNode)
+	}
+	return fmt.Errorf("%w: %s: by another contender", ErrLocked, l.path)
 }
 
 // waitOn waits once for the node that lock i's decision names.

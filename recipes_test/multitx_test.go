@@ -2,10 +2,12 @@ package recipes_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -157,5 +159,58 @@ func releaseMulti(t testing.TB, l *recipes.MultiLease) {
 	t.Helper()
 	if err := l.Release(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TryAcquire of a transactional set takes it when every lock is free at once; when one is held
+// (here b, by a single mutex of another session) it returns ErrLocked naming b without waiting,
+// having queued and deleted the whole set in one transaction each; nothing of ours is left.
+func TestTxMultiLockTryAcquire(t *testing.T) {
+	zk := shared
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	dirs := []string{p + "/c", p + "/a", p + "/b"}
+	fw := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
+	other := zktest.Connect(t, zk)
+	m := mustTx(t, fw, dirs...)
+	l, err := m.TryAcquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("TryAcquire of a free set: %v", err)
+	}
+	releaseMulti(t, l)
+
+	hold := mustAcquire(t, mustMutex(t, other, p+"/b"), 10*time.Second)
+	proxy.ResetCounts()
+	start := time.Now()
+	_, err = m.TryAcquire(ctxFor(t, 10*time.Second))
+	if !errors.Is(err, recipes.ErrLocked) || !strings.Contains(err.Error(), p+"/b") {
+		t.Fatalf("TryAcquire with b held: %v, want ErrLocked naming %s/b", err, p)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("TryAcquire took %v: it must not wait", d)
+	}
+	got := proxy.Requests()
+	if got[zktest.OpMulti] != 2 || got[zktest.OpDelete] != 0 || got[zktest.OpExists]+got[zktest.OpGetData] != 0 {
+		t.Errorf("requests of a refused TryAcquire of 3: %v, want 2 multis (queue, delete), no delete, no watch", got)
+	}
+	if n := countNodes(t, other, dirs...); !slices.Equal(n, []int{0, 0, 1}) {
+		t.Fatalf("nodes after a refused TryAcquire: %v, want only the holder's in b", n)
+	}
+	seq, err := recipes.NewMultiMutex(fw, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seq.TryAcquire(ctxFor(t, 10*time.Second)); !errors.Is(err, recipes.ErrNotTransactional) {
+		t.Errorf("TryAcquire of a sequential multi-lock: %v, want ErrNotTransactional", err)
+	}
+
+	mustRelease(t, hold)
+	l, err = m.TryAcquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("TryAcquire once b is free: %v", err)
+	}
+	releaseMulti(t, l)
+	if n := countNodes(t, other, dirs...); !slices.Equal(n, []int{0, 0, 0}) {
+		t.Fatalf("nodes after release: %v", n)
 	}
 }
