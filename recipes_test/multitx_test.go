@@ -292,3 +292,42 @@ func TestTxMultiLockTryAcquire(t *testing.T) {
 		t.Fatalf("nodes after release: %v", n)
 	}
 }
+
+// A waiter that holds every other lock of its set is granted by the deletion of the node it
+// waits for, when its driver says that deletion grants (a mutex: the node right ahead), as a
+// single lock is: no listing after the wake-up. The locks it held stay held without a listing.
+func TestTxMultiLockGrantedByTheWatch(t *testing.T) {
+	zk := shared
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fw := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
+	hold := mustAcquire(t, mustMutex(t, zktest.Connect(t, zk), p+"/b"), 10*time.Second)
+	m := mustTx(t, fw, p+"/a", p+"/b", p+"/c")
+	type result struct {
+		l   *recipes.MultiLease
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		l, err := m.Acquire(ctxFor(t, 20*time.Second))
+		done <- result{l, err}
+	}()
+	zktest.Eventually(t, 10*time.Second, "the waiter's watch on the holder's node", func() bool {
+		return proxy.Requests()[zktest.OpGetData] >= 1
+	})
+	proxy.ResetCounts()
+	mustRelease(t, hold)
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no grant within 20 s of the release")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := proxy.Requests(); got[zktest.OpGetChildren2] != 0 || got[zktest.OpMulti] != 0 {
+		t.Errorf("requests between the release and the grant: %v, want no listing", got)
+	}
+	releaseMulti(t, r.l)
+}
