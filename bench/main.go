@@ -50,7 +50,7 @@ func main() {
 	flag.StringVar(&o.peers, "peers", "", "comma-separated peers to run (raw-floor, zkrecipes, zkrecipes-inline, go-zookeeper-zklock, curator, kazoo)")
 	flag.BoolVar(&o.noInstall, "no-install", false, "never apt-get install missing peers")
 	flag.BoolVar(&o.noCount, "no-count", false, "skip the request-counting pass")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1,e64,e1000,e10000,e-limit,f-rw,f-sem,f-multi, raw-...); for diagnosis")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1,e64,e1000,e10000,e-limit,f-rw,f-sem,f-multi, m1-tx,m1-seq,...,m8-seq,mc-tx,mc-seq,mc-naive, raw-...); for diagnosis")
 	flag.StringVar(&o.history, "history", "", "keep one JSON record per run in this directory and warn of ratios >10% worse than the last run")
 	flag.StringVar(&heapProfile, "memprofile", "", "write a heap profile of each in-process depth scenario, once its queue is full, to this prefix")
 	flag.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of the timed passes (Go peers run in this process) to this file")
@@ -101,6 +101,7 @@ func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) erro
 	if o.only != "" {
 		ids := strings.Split(o.only, ",")
 		p.Raw, p.Lock, p.Extra, p.Count = keep(p.Raw, ids...), keep(p.Lock, ids...), keep(p.Extra, ids...), keep(p.Count, ids...)
+		p.Multi = keep(p.Multi, ids...)
 		if !slices.Contains(ids, idLimit) {
 			p.LimitSteps = nil
 		}

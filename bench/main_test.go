@@ -19,8 +19,10 @@ func TestMain(m *testing.M) { os.Exit(zktest.VerifyNoLeaks(m)) }
 func tinyPlan() plan {
 	p := buildPlan("tiny", timing{warm: 50 * time.Millisecond, window: 200 * time.Millisecond,
 		rawWin: 100 * time.Millisecond, handoffWin: 150 * time.Millisecond, warmCycles: 10, releases: 2,
-		depths: []int{100}, depthBudget: func(int) time.Duration { return 30 * time.Second }, limitSteps: []int{300}})
+		depths: []int{100}, depthBudget: func(int) time.Duration { return 30 * time.Second }, limitSteps: []int{300},
+		multiWarmCycles: 5, multiWin: 300 * time.Millisecond, naiveWin: 300 * time.Millisecond})
 	p.Lock = without(p.Lock, idCont64)
+	p.Multi = keep(p.Multi, multiUncID(1, "tx"), multiUncID(4, "tx"), multiUncID(4, "seq"), idMultiContTx, idMultiContSeq)
 	p.Count = keep(p.Count, idUnc, idCont8, idHerd)
 	for i := range p.Count {
 		p.Count[i].Duration = 200 * time.Millisecond
@@ -53,7 +55,7 @@ func TestQuickRunGoPeers(t *testing.T) {
 	for _, want := range []string{
 		"`go run ./bench -quick (test)`", "## Set-up", "Server configuration", "forceSync=yes", "tickTime=2000",
 		"## Targets", "## Raw floor", "## a. Uncontended", "## b. Contended", "## c. Many locks", "## d. Herd",
-		"## e. Depth", "## f. Other recipes", "## Requests by opcode", "github.com/go-zookeeper/zk v1.0.4",
+		"## e. Depth", "## f. Other recipes", "## m. Multi-locks", "## Requests by opcode", "github.com/go-zookeeper/zk v1.0.4",
 		"| **zkrecipes** |", "| go-zookeeper zk.Lock |",
 	} {
 		if !strings.Contains(doc, want) {
@@ -66,6 +68,9 @@ func TestQuickRunGoPeers(t *testing.T) {
 	}
 	if strings.Contains(doc, "failed (see notes)") || strings.Contains(doc, "failed as a whole") {
 		t.Errorf("a scenario failed:\n%s", doc)
+	}
+	if !strings.Contains(doc, "| zkrecipes transactional (NewTxMultiMutex, paths unsorted) |") {
+		t.Errorf("multi-lock table lacks the transactional row:\n%s", doc)
 	}
 	if !strings.Contains(doc, "| 8 | **zkrecipes** |") || !strings.Contains(doc, "| 0 / ") {
 		t.Errorf("contended table lacks zkrecipes or a zero violation count:\n%s", doc)

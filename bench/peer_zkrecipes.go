@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
@@ -103,6 +104,25 @@ func (s *zkrSession) Semaphore(path string, leases int) (harness.Locker, error) 
 // MultiLock implements harness.MultiSession.
 func (s *zkrSession) MultiLock(paths []string) (harness.Locker, error) {
 	m, err := recipes.NewMultiMutex(s.fw, paths...)
+	if err != nil {
+		return nil, err
+	}
+	return &multiLocker{m: m}, nil
+}
+
+// MultiLockMode implements harness.MultiModeSession: harness.MultiTx is NewTxMultiMutex over
+// the paths in the order given, harness.MultiSeq NewMultiMutex (which sorts them).
+func (s *zkrSession) MultiLockMode(paths []string, mode string) (harness.Locker, error) {
+	var m *recipes.InterProcessMultiLock
+	var err error
+	switch mode {
+	case harness.MultiTx:
+		m, err = recipes.NewTxMultiMutex(s.fw, paths...)
+	case harness.MultiSeq:
+		m, err = recipes.NewMultiMutex(s.fw, paths...)
+	default:
+		return nil, fmt.Errorf("%w: multi-lock mode %q", harness.ErrUnsupported, mode)
+	}
 	if err != nil {
 		return nil, err
 	}

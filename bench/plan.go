@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -17,6 +18,11 @@ const (
 	idRW     = "f-rw"
 	idSem    = "f-sem"
 	idMulti  = "f-multi"
+
+	// m: multi-locks. Uncontended ids are "m<k>-<mode>" (multiUncID); contended ones below.
+	idMultiContTx    = "mc-tx"
+	idMultiContSeq   = "mc-seq"
+	idMultiContNaive = "mc-naive"
 
 	idRawPair  = "raw-pair"
 	idRawCGCD  = "raw-cgcd"
@@ -43,6 +49,7 @@ type plan struct {
 	Raw   []spec
 	Lock  []spec
 	Extra []spec // f: rw, semaphore, multi-lock
+	Multi []spec // m: multi-locks, uncontended over k paths and contended (zkrecipes and Curator)
 	Count []spec // counting pass (timings discarded)
 	// LimitSteps are the queue lengths the queue-limit pass tries, rising (none: no pass).
 	LimitSteps []int
@@ -52,6 +59,8 @@ type plan struct {
 type timing struct {
 	warm, window, rawWin, handoffWin time.Duration
 	warmCycles, releases             int
+	multiWarmCycles                  int
+	multiWin, naiveWin               time.Duration // m: the contended windows
 	depths                           []int
 	depthBudget                      func(waiters int) time.Duration // bound on filling, and on draining, one depth
 	limitSteps                       []int
@@ -60,6 +69,7 @@ type timing struct {
 func defaultPlan() plan {
 	return buildPlan("default", timing{warm: 500 * time.Millisecond, window: 1500 * time.Millisecond, rawWin: time.Second,
 		handoffWin: time.Second, warmCycles: 1000, releases: 15, depths: []int{1, 64, 1000, 10000},
+		multiWarmCycles: 200, multiWin: time.Minute, naiveWin: 20 * time.Second,
 		depthBudget: depthBudget, limitSteps: []int{10000, 15000, 17500, 20000, 30000, 40000}})
 }
 
@@ -68,6 +78,7 @@ func defaultPlan() plan {
 func quickPlan() plan {
 	p := buildPlan("quick", timing{warm: 200 * time.Millisecond, window: 500 * time.Millisecond,
 		rawWin: 300 * time.Millisecond, handoffWin: 400 * time.Millisecond, warmCycles: 100, releases: 5,
+		multiWarmCycles: 50, multiWin: 5 * time.Second, naiveWin: 5 * time.Second,
 		depths: []int{1, 64, 500}, depthBudget: depthBudget, limitSteps: []int{5000}})
 	p.Lock = without(p.Lock, idCont64)
 	p.Count = keep(p.Count, idUnc, idCont8, idHerd)
@@ -151,8 +162,36 @@ func buildPlan(name string, t timing) plan {
 	sem := loop(idSem, harness.Semaphore, 8)
 	sem.Leases = 4
 	p.Extra = []spec{rw, sem, loop(idMulti, harness.MultiLock, 8)}
+	p.Multi = multiSpecs(t)
 	p.Count = countSpecs(t)
 	return p
+}
+
+// multiKs are the set sizes of the uncontended multi-lock scenarios.
+var multiKs = []int{1, 2, 4, 8}
+
+// multiUncID is the id of the uncontended multi-lock scenario over k paths in mode: "m4-tx".
+func multiUncID(k int, mode string) string { return fmt.Sprintf("m%d-%s", k, mode) }
+
+// multiSpecs: uncontended acquire+release over k = 1, 2, 4, 8 paths, transactional and
+// sequential (Curator: sequential, its lists sorted), then the contended scenario: 16 sessions,
+// each taking random sets of 2 to 4 of 8 paths (unsorted for the transactional mode), 1 ms
+// critical section, 5 s deadline per acquire; and the naive unsorted one-at-a-time multi-lock
+// that can deadlock, to show the scenario sees a deadlock when there is one.
+func multiSpecs(t timing) []spec {
+	var out []spec
+	for _, k := range multiKs {
+		for _, mode := range []string{harness.MultiTx, harness.MultiSeq} {
+			out = append(out, spec{multiUncID(k, mode), harness.Scenario{Kind: harness.MultiUncontended, Sessions: 1,
+				Paths: k, Mode: mode, WarmCycles: t.multiWarmCycles, Duration: t.window}})
+		}
+	}
+	cont := func(id, mode string, d time.Duration) spec {
+		return spec{id, harness.Scenario{Kind: harness.MultiContended, Sessions: 16, Paths: 8, SetMin: 2, SetMax: 4,
+			Hold: time.Millisecond, Deadline: 5 * time.Second, Mode: mode, Warmup: t.warm, Duration: d}}
+	}
+	return append(out, cont(idMultiContTx, harness.MultiTx, t.multiWin), cont(idMultiContSeq, harness.MultiSeq, t.multiWin),
+		cont(idMultiContNaive, harness.MultiNaive, t.naiveWin))
 }
 
 // countSpecs: the counting pass runs short versions; only request and notification counts are used.

@@ -63,6 +63,7 @@ func writeReport(w io.Writer, d *runData) error {
 	writeDepth(m, d)
 	writeLimit(m, d)
 	writeExtra(m, d)
+	writeMulti(m, d)
 	writeOpcodes(m, d)
 	writeMethod(m, d)
 	return m.err

@@ -331,3 +331,72 @@ func (d *runData) allocCell(p, id string) string {
 	}
 	return fmtNum(o.med) + " / " + thousands(int64(b.med))
 }
+
+// multiModes are the rows of the multi-lock tables: peer, scenario mode, label.
+var multiModes = []struct{ peer, mode, label string }{
+	{zkrecipesName, harness.MultiTx, "zkrecipes transactional (NewTxMultiMutex, paths unsorted)"},
+	{zkrecipesName, harness.MultiSeq, "zkrecipes sequential (NewMultiMutex, sorts)"},
+	{curatorName, harness.MultiSeq, "Curator InterProcessMultiLock (lists sorted)"},
+	{zkrecipesName, harness.MultiNaive, "naive: one mutex after another, unsorted (can deadlock)"},
+}
+
+func writeMulti(m *md, d *runData) {
+	if len(d.plan.Multi) == 0 {
+		return
+	}
+	m.f("\n## m. Multi-locks\n")
+	m.f("\nUncontended acquire+release cycle over k paths (1 session): p50 ms, median [min–max] over repetitions.\n")
+	m.table("k", "zkrecipes transactional", "zkrecipes sequential", "Curator InterProcessMultiLock",
+		"transactional × Curator", "sequential × Curator", "transactional × zkrecipes single lock (a)")
+	single := d.get(zkrecipesName, idUnc, fP50)
+	for _, k := range multiKs {
+		tx, seq, cur := d.get(zkrecipesName, multiUncID(k, harness.MultiTx), fP50),
+			d.get(zkrecipesName, multiUncID(k, harness.MultiSeq), fP50), d.get(curatorName, multiUncID(k, harness.MultiSeq), fP50)
+		m.row(fmt.Sprint(k), d.cell(zkrecipesName, multiUncID(k, harness.MultiTx), tx),
+			d.cell(zkrecipesName, multiUncID(k, harness.MultiSeq), seq), d.cell(curatorName, multiUncID(k, harness.MultiSeq), cur),
+			fmtRatio(ratio(tx, cur)), fmtRatio(ratio(seq, cur)), fmtRatio(ratio(tx, single)))
+	}
+	m.f("\nContended: 16 sessions, each looping over a random set of 2 to 4 of 8 paths, 1 ms critical section, " +
+		"5 s deadline per acquire; wait is the acquire call.\n")
+	m.table("multi-lock", "acq/s", "× Curator", "p50 wait ms", "p99 wait ms",
+		"deadline hits: in the windows / whole runs (all reps)", "ME violations / acquisitions", "fairness min / max per client (last rep)")
+	cur := d.get(curatorName, idMultiContSeq, fRate)
+	for _, mm := range multiModes {
+		id := multiContID(mm.mode)
+		if !d.hasPeer(mm.peer) || !d.ran(id) {
+			continue
+		}
+		a := d.get(mm.peer, id, fRate)
+		hits, ok := d.sumInt(mm.peer, id, func(r harness.Result) int64 { return int64(r.Extra["deadline_hits"]) })
+		hitsAll, _ := d.sumInt(mm.peer, id, func(r harness.Result) int64 { return int64(r.Extra["deadline_hits_all"]) })
+		viol, _ := d.sumInt(mm.peer, id, func(r harness.Result) int64 { return r.Violations })
+		acq, _ := d.sumInt(mm.peer, id, func(r harness.Result) int64 { return r.Cycles })
+		h, me := "–", "–"
+		if ok {
+			h, me = fmt.Sprintf("%d / %d", hits, hitsAll), fmt.Sprintf("%d / %s", viol, thousands(acq))
+		}
+		m.row(mm.label, d.cell(mm.peer, id, a), fmtRatio(ratio(a, cur)), fmtAgg(d.get(mm.peer, id, fP50)),
+			fmtAgg(d.get(mm.peer, id, fP99)), h, me, d.fairness(mm.peer, id))
+	}
+}
+
+// multiContID is the contended multi-lock scenario's id for a mode.
+func multiContID(mode string) string {
+	switch mode {
+	case harness.MultiTx:
+		return idMultiContTx
+	case harness.MultiSeq:
+		return idMultiContSeq
+	}
+	return idMultiContNaive
+}
+
+// ran reports whether the plan has the scenario id.
+func (d *runData) ran(id string) bool {
+	for _, s := range d.plan.Multi {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
+}

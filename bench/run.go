@@ -90,7 +90,7 @@ func scenariosFor(p plan, e peerEntry, base, addr string, rep int) ([]spec, []ha
 	if e.raw {
 		specs = p.Raw
 	} else if e.extra {
-		specs = append(append([]spec(nil), p.Lock...), p.Extra...)
+		specs = append(append(append([]spec(nil), p.Lock...), p.Extra...), p.Multi...)
 	}
 	if rep < 0 { // the depth pass
 		specs = onlyKind(specs, harness.Depth)

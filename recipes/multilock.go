@@ -124,7 +124,7 @@ func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error
 		return nil, err
 	}
 	if m.tx != nil {
-		return m.acquireTx(ctx)
+		return m.acquireTx(ctx, false)
 	}
 	ml := &MultiLease{leases: make([]Held, 0, len(m.locks))}
 	for _, lk := range m.locks {

@@ -68,6 +68,22 @@ func NewTxMultiLock(locks ...Locker) (*InterProcessMultiLock, error) {
 	return &InterProcessMultiLock{locks: slices.Clone(locks), tx: tx}, nil
 }
 
+// TryAcquire takes every lock of a transactional multi-lock only if each is granted at once: the
+// set is queued in one transaction as Acquire does, and if the listings taken right behind it
+// show any lock not held, the whole set is deleted (in one transaction) before TryAcquire returns
+// ErrLocked, naming the first such lock, as Lock.TryAcquire does for one lock (Curator's
+// acquire(0)). A sequential multi-lock returns ErrNotTransactional: it would hold some locks
+// while finding another busy.
+func (m *InterProcessMultiLock) TryAcquire(ctx context.Context) (*MultiLease, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
+	if m.tx == nil {
+		return nil, fmt.Errorf("%w: TryAcquire needs a transactional multi-lock (NewTxMultiLock)", ErrNotTransactional)
+	}
+	return m.acquireTx(ctx, true)
+}
+
 // NewTxMultiMutex returns a transactional multi-lock (NewTxMultiLock) of one new
 // InterProcessMutex per path.
 func NewTxMultiMutex(fw *framework.Framework, paths ...string) (*InterProcessMultiLock, error) {
@@ -92,13 +108,13 @@ func checkTxDriver(l *Lock) error {
 // acquireTx is Acquire of a transactional multi-lock: the set is queued in one transaction; if
 // our session expires or one of our nodes vanishes, what is left is deleted and the whole set
 // queued again, under ctx's one deadline and the framework's retry policy.
-func (m *InterProcessMultiLock) acquireTx(ctx context.Context) (*MultiLease, error) {
+func (m *InterProcessMultiLock) acquireTx(ctx context.Context, try bool) (*MultiLease, error) {
 	start := time.Now()
 	fw := m.tx[0].fw
 	var leases []Held
 	err := retry.Do(ctx, fw.RetryPolicy(), classifyAttempt, func(ctx context.Context) error {
 		var err error
-		leases, err = m.txAttempt(ctx, start)
+		leases, err = m.txAttempt(ctx, start, try)
 		return err
 	})
 	if err != nil {
@@ -109,12 +125,14 @@ func (m *InterProcessMultiLock) acquireTx(ctx context.Context) (*MultiLease, err
 	return ml, nil
 }
 
-// txAttempt is one life of the set: queue it, wait, and delete what is left on failure.
-func (m *InterProcessMultiLock) txAttempt(ctx context.Context, start time.Time) ([]Held, error) {
+// txAttempt is one life of the set: queue it, wait (with try, not at all), and delete what is
+// left on failure.
+func (m *InterProcessMultiLock) txAttempt(ctx context.Context, start time.Time, try bool) ([]Held, error) {
 	s, sess, children, err := m.enqueue(ctx)
 	if s == nil {
 		return nil, err
 	}
+	s.try = try
 	if err = s.wait(ctx, sess, children, err); err != nil {
 		s.abandon(ctx)
 		return nil, err
@@ -138,13 +156,16 @@ func (m *InterProcessMultiLock) enqueue(ctx context.Context) (*txSet, *framework
 		return nil, nil, nil, err
 	}
 	s := &txSet{fw: fw, createdBy: sl.Session.ID()}
+	// One transaction created every node: one czxid, so one token (read from the first node if
+	// the first listing, the one taken after the create, does not give it away) serves the set.
+	var parent *framework.Stat
+	if sl.Parents != nil {
+		parent = sl.Parents[0]
+	}
+	tok := tokenFor(fw, sl.Paths[0], true, parent)
 	for i, p := range sl.Paths {
 		s.cs = append(s.cs, &contender{lock: m.tx[i], drv: m.tx[i].drv, path: p, name: childName(p), createdBy: s.createdBy})
-		var parent *framework.Stat
-		if sl.Parents != nil {
-			parent = sl.Parents[i]
-		}
-		s.tokens = append(s.tokens, tokenFor(fw, p, true, parent))
+		s.tokens = append(s.tokens, tok)
 	}
 	return s, sl.Session, sl.Children, ownNodeGone(sl.Paths[0], err)
 }

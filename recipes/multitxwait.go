@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,13 +21,21 @@ type txSet struct {
 	createdBy int64
 	granted   *framework.Session // the epoch of the listings that granted
 	queued    bool
+	try       bool // TryAcquire: a lock not granted by the first listings is ErrLocked
+	// held marks the locks a listing has shown held. A lock stays held once it is: the nodes
+	// created after ours sort behind it, and a driver decides on the nodes ahead of ours, which
+	// can only go. So a waiter lists again only the directories of the locks it does not hold.
+	held []bool
 }
 
 // wait decides every lock on children, listings taken in epoch sess, and waits for the first lock
-// we do not hold (on the one node its driver names: no herd), then lists every directory again,
-// until one round of listings shows every lock held. A grant needs that round's epoch live and
-// the session that created our nodes, as a single lock's.
+// we do not hold (on the one node its driver names: no herd), then lists again the directories of
+// the locks not yet held, until every lock has been shown held: by a listing, or by the deletion
+// of the node it waited for when its driver says that deletion grants it (GoneHolds), as a single
+// lock's wait does. A grant needs the last listings' epoch live and the session that created our
+// nodes, as a single lock's; if that epoch has ended, every directory is listed again.
 func (s *txSet) wait(ctx context.Context, sess *framework.Session, children [][]string, err error) error {
+	s.held = make([]bool, len(s.cs))
 	for {
 		if err != nil {
 			return err
@@ -35,28 +44,45 @@ func (s *txSet) wait(ctx context.Context, sess *framework.Session, children [][]
 		switch {
 		case err != nil:
 			return err
-		case blocked < 0 && sess.Err() == nil:
-			if sess.ID() != s.createdBy {
-				return fmt.Errorf("%w: %s: created by session 0x%x, now 0x%x",
-					driver.ErrOwnNodeMissing, s.cs[0].path, s.createdBy, sess.ID())
-			}
-			s.granted = sess
-			return nil
+		case blocked >= 0 && s.try:
+			return s.locked(blocked, dec)
 		case blocked >= 0:
-			if err := s.waitOn(ctx, blocked, dec); err != nil {
+			gone, err := s.waitOn(ctx, blocked, dec)
+			if err != nil {
 				return err
 			}
+			if gone {
+				s.held[blocked] = true
+				if !slices.Contains(s.held, false) {
+					blocked = -1 // the last lock: no listing needed
+				}
+			}
+		}
+		if blocked < 0 {
+			if sess.Err() == nil {
+				if sess.ID() != s.createdBy {
+					return fmt.Errorf("%w: %s: created by session 0x%x, now 0x%x",
+						driver.ErrOwnNodeMissing, s.cs[0].path, s.createdBy, sess.ID())
+				}
+				s.granted = sess
+				return nil
+			}
+			clear(s.held) // confirm the whole set in the new epoch
 		}
 		sess = s.fw.Session()
 		children, err = s.list(ctx)
 	}
 }
 
-// decide asks every lock's driver (all of them: a node of ours that vanished from any directory
-// re-queues the set) and returns the first lock we do not hold, or -1, with its decision.
+// decide asks the driver of every lock not yet held (all of them: a node of ours that vanished
+// from any directory listed re-queues the set), marks those it holds, and returns the first lock
+// we do not hold, or -1, with its decision.
 func (s *txSet) decide(children [][]string) (int, driver.Decision, error) {
 	blocked, first := -1, driver.Decision{}
 	for i, c := range s.cs {
+		if s.held[i] {
+			continue
+		}
 		if err := c.lock.checkDepth(children[i]); err != nil {
 			return -1, first, err
 		}
@@ -66,39 +92,57 @@ func (s *txSet) decide(children [][]string) (int, driver.Decision, error) {
 			return -1, first, err
 		case dec.WatchDir:
 			return -1, first, fmt.Errorf("%w: %s: the driver waits for the directory", ErrNotTransactional, c.lock.path)
-		case !dec.Holds && blocked < 0:
+		case dec.Holds:
+			s.held[i] = true
+		case blocked < 0:
 			blocked, first = i, dec
 		}
 	}
 	return blocked, first, nil
 }
 
-// waitOn waits once for the node that lock i's decision names.
-func (s *txSet) waitOn(ctx context.Context, i int, dec driver.Decision) error {
+// locked is TryAcquire's ErrLocked for lock i, blocked by the node dec names.
+func (s *txSet) locked(i int, dec driver.Decision) error {
+	l := s.cs[i].lock
+	if l.ours(dec.WatchNode) {
+		return fmt.Errorf("%w: %s: by a lease of this process, taken through this Lock (%s)", ErrLocked, l.path, dec.WatchNode)
+	}
+	return fmt.Errorf("%w: %s: by another contender", ErrLocked, l.path)
+}
+
+// waitOn waits once for the node that lock i's decision names, and reports whether its
+// deletion grants lock i (see contender.waitFor).
+func (s *txSet) waitOn(ctx context.Context, i int, dec driver.Decision) (bool, error) {
 	c := s.cs[i]
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 	if !s.queued {
 		s.queued = true
 		c.lock.event(eventQueued, c.path, 0, nil)
 	}
-	_, err := c.waitFor(ctx, dec, nil)
-	return err
+	return c.waitFor(ctx, dec, nil)
 }
 
-// list lists every lock directory with the requests in flight together.
+// list lists the directory of every lock not yet held, the requests in flight together (nil
+// for a lock held).
 func (s *txSet) list(ctx context.Context) ([][]string, error) {
 	kids, errs := make([][]string, len(s.cs)), make([]error, len(s.cs))
+	var todo []int
+	for i := range s.cs {
+		if !s.held[i] {
+			todo = append(todo, i)
+		}
+	}
 	var wg sync.WaitGroup
-	for i := 1; i < len(s.cs); i++ {
+	for _, i := range todo[1:] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			kids[i], errs[i] = s.cs[i].lock.list(ctx)
 		}()
 	}
-	kids[0], errs[0] = s.cs[0].lock.list(ctx)
+	kids[todo[0]], errs[todo[0]] = s.cs[todo[0]].lock.list(ctx)
 	wg.Wait()
 	return kids, errors.Join(errs...)
 }

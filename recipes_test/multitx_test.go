@@ -2,11 +2,14 @@ package recipes_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,9 +40,74 @@ func countNodes(t testing.TB, fw *framework.Framework, dirs ...string) []int {
 // Many goroutines on four sessions take random sets of 2 to 4 of 6 paths, each naming them in a
 // random order, with a 1 ms critical section: none hits its deadline (a cycle would make both
 // acquirers of it wait until theirs), no path ever has two holders, nothing is left. Named in
-// random orders, a multi-lock that held one lock while it waited for another would deadlock here.
+// random orders, a multi-lock that held one lock while it waited for another would deadlock here
+// (TestRandomOrdersSeeADeadlock runs the same workload on such a multi-lock).
 func TestTxMultiLockNoDeadlockInRandomOrders(t *testing.T) {
 	zktest.CheckGoroutines(t)
+	r := randomSets(t, 25, 20*time.Second, false, func(ctx context.Context, fw *framework.Framework, set []string) (func(context.Context) error, error) {
+		l, err := mustTx(t, fw, set...).Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return l.Release, nil
+	})
+	if r.hits != 0 {
+		t.Errorf("%d acquires hit their deadline", r.hits)
+	}
+}
+
+// The deadlock check above can fail: the same workload over a multi-lock that takes one mutex
+// after another in the order named, without sorting (holding the earlier ones while it waits),
+// deadlocks, which shows as an acquire that hits its deadline. The run stops at the first such
+// hit (every other acquire is cancelled), so it is bounded by one deadline after the deadlock.
+func TestRandomOrdersSeeADeadlock(t *testing.T) {
+	zktest.CheckGoroutines(t)
+	r := randomSets(t, 200, 2*time.Second, true, takeOneByOne)
+	if r.hits == 0 {
+		t.Fatalf("no deadline hit in %d acquisitions of a multi-lock that does not sort: the workload cannot see a deadlock", r.acquired)
+	}
+	t.Logf("unsorted one-at-a-time multi-lock: deadline hit after %d acquisitions", r.acquired)
+}
+
+// takeOneByOne is a broken multi-lock: one mutex after another in the order given, holding
+// the earlier ones while it waits (no sorting, no transaction). On failure it releases what it
+// holds.
+func takeOneByOne(ctx context.Context, fw *framework.Framework, set []string) (func(context.Context) error, error) {
+	var held []*recipes.Lease
+	release := func(ctx context.Context) error {
+		var errs []error
+		for i := len(held) - 1; i >= 0; i-- {
+			errs = append(errs, held[i].Release(ctx))
+		}
+		return errors.Join(errs...)
+	}
+	for _, p := range set {
+		m, err := recipes.NewMutex(fw, p)
+		if err == nil {
+			var l *recipes.Lease
+			if l, err = m.Acquire(ctx); err == nil {
+				held = append(held, l)
+				continue
+			}
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return nil, errors.Join(err, release(rctx))
+	}
+	return release, nil
+}
+
+// randomSetsResult is what randomSets saw.
+type randomSetsResult struct{ hits, acquired int64 }
+
+// randomSets runs the deadlock workload: 12 goroutines on four sessions, each taking rounds
+// random sets of 2 to 4 of 6 paths named in a random order through take, each acquire under
+// deadline, holding a set for 1 ms. An acquire that hits its deadline is counted; with
+// stopAtHit the first one cancels every other acquire and ends the run. It checks that no path
+// ever had two holders and that no node is left.
+func randomSets(t *testing.T, rounds int, deadline time.Duration, stopAtHit bool,
+	take func(ctx context.Context, fw *framework.Framework, set []string) (func(context.Context) error, error)) randomSetsResult {
+	t.Helper()
 	zk := shared
 	p := lockPath(t)
 	paths := make([]string, 6)
@@ -48,27 +116,40 @@ func TestTxMultiLockNoDeadlockInRandomOrders(t *testing.T) {
 		paths[i] = fmt.Sprintf("%s/p%d", p, i)
 	}
 	fws := []*framework.Framework{zktest.Connect(t, zk), zktest.Connect(t, zk), zktest.Connect(t, zk), zktest.Connect(t, zk)}
-	const goroutines, rounds = 12, 25
+	run, stop := context.WithCancel(context.Background())
+	defer stop()
+	const goroutines = 12
+	var hits, acquired atomic.Int64
 	var wg sync.WaitGroup
 	for g := range goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(g), 7))
-			for i := 0; i < rounds; i++ {
+			for i := 0; i < rounds && run.Err() == nil; i++ {
 				idx := r.Perm(len(paths))[:2+r.IntN(3)]
 				set := make([]string, len(idx))
 				for j, k := range idx {
 					set[j] = paths[k]
 				}
-				m := mustTx(t, fws[g%len(fws)], set...)
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				l, err := m.Acquire(ctx)
+				ctx, cancel := context.WithTimeout(run, deadline)
+				release, err := take(ctx, fws[g%len(fws)], set)
 				cancel()
-				if err != nil {
+				switch {
+				case err != nil && errors.Is(err, context.DeadlineExceeded):
+					hits.Add(1)
+					if stopAtHit {
+						stop()
+						return
+					}
+					continue
+				case err != nil && run.Err() != nil:
+					return // stopped by another goroutine's hit
+				case err != nil:
 					t.Errorf("goroutine %d round %d, %v: %v", g, i, set, err)
 					return
 				}
+				acquired.Add(1)
 				for _, k := range idx {
 					gauges[k].Enter()
 				}
@@ -76,7 +157,7 @@ func TestTxMultiLockNoDeadlockInRandomOrders(t *testing.T) {
 				for _, k := range idx {
 					gauges[k].Leave()
 				}
-				if err := l.Release(ctxFor(t, 10*time.Second)); err != nil {
+				if err := release(ctxFor(t, 10*time.Second)); err != nil {
 					t.Errorf("release: %v", err)
 					return
 				}
@@ -85,15 +166,14 @@ func TestTxMultiLockNoDeadlockInRandomOrders(t *testing.T) {
 	}
 	wg.Wait()
 	for i := range gauges {
-		if gauges[i].Max() != 1 {
+		if gauges[i].Max() > 1 {
 			t.Errorf("%s: %d holders at once", paths[i], gauges[i].Max())
 		}
 	}
-	for i, n := range countNodes(t, fws[0], paths...) {
-		if n != 0 {
-			t.Errorf("%s: %d nodes left", paths[i], n)
-		}
-	}
+	zktest.Eventually(t, 10*time.Second, "no node left", func() bool {
+		return slices.Equal(countNodes(t, fws[0], paths...), make([]int, len(paths)))
+	})
+	return randomSetsResult{hits: hits.Load(), acquired: acquired.Load()}
 }
 
 // The set is queued in one transaction (one multi, no create), listed with one listing per
@@ -122,6 +202,16 @@ func TestTxMultiLockOneTransaction(t *testing.T) {
 		}
 		guid = name[:40]
 	}
+	// The directories have had children before: the listing does not give the token away, and
+	// one read of the first node gives the set's one czxid to every lease.
+	proxy.ResetCounts()
+	toks, err := l.Tokens(ctxFor(t, 10*time.Second))
+	if err != nil || len(toks) != 4 || toks[0] <= 0 || slices.ContainsFunc(toks, func(z int64) bool { return z != toks[0] }) {
+		t.Fatalf("tokens %v (%v), want the set's one zxid", toks, err)
+	}
+	if got := proxy.Requests(); got[zktest.OpExists] > 1 || len(got) > 1 {
+		t.Fatalf("requests of Tokens of 4: %v, want at most one exists", got)
+	}
 	proxy.ResetCounts()
 	releaseMulti(t, l)
 	if got := proxy.Requests(); got[zktest.OpMulti] != 1 || got[zktest.OpDelete] != 0 {
@@ -148,4 +238,96 @@ func releaseMulti(t testing.TB, l *recipes.MultiLease) {
 	if err := l.Release(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TryAcquire of a transactional set takes it when every lock is free at once; when one is held
+// (here b, by a single mutex of another session) it returns ErrLocked naming b without waiting,
+// having queued and deleted the whole set in one transaction each; nothing of ours is left.
+func TestTxMultiLockTryAcquire(t *testing.T) {
+	zk := shared
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	dirs := []string{p + "/c", p + "/a", p + "/b"}
+	fw := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
+	other := zktest.Connect(t, zk)
+	m := mustTx(t, fw, dirs...)
+	l, err := m.TryAcquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("TryAcquire of a free set: %v", err)
+	}
+	releaseMulti(t, l)
+
+	hold := mustAcquire(t, mustMutex(t, other, p+"/b"), 10*time.Second)
+	proxy.ResetCounts()
+	start := time.Now()
+	_, err = m.TryAcquire(ctxFor(t, 10*time.Second))
+	if !errors.Is(err, recipes.ErrLocked) || !strings.Contains(err.Error(), p+"/b") {
+		t.Fatalf("TryAcquire with b held: %v, want ErrLocked naming %s/b", err, p)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("TryAcquire took %v: it must not wait", d)
+	}
+	got := proxy.Requests()
+	if got[zktest.OpMulti] != 2 || got[zktest.OpDelete] != 0 || got[zktest.OpExists]+got[zktest.OpGetData] != 0 {
+		t.Errorf("requests of a refused TryAcquire of 3: %v, want 2 multis (queue, delete), no delete, no watch", got)
+	}
+	if n := countNodes(t, other, dirs...); !slices.Equal(n, []int{0, 0, 1}) {
+		t.Fatalf("nodes after a refused TryAcquire: %v, want only the holder's in b", n)
+	}
+	seq, err := recipes.NewMultiMutex(fw, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seq.TryAcquire(ctxFor(t, 10*time.Second)); !errors.Is(err, recipes.ErrNotTransactional) {
+		t.Errorf("TryAcquire of a sequential multi-lock: %v, want ErrNotTransactional", err)
+	}
+
+	mustRelease(t, hold)
+	l, err = m.TryAcquire(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("TryAcquire once b is free: %v", err)
+	}
+	releaseMulti(t, l)
+	if n := countNodes(t, other, dirs...); !slices.Equal(n, []int{0, 0, 0}) {
+		t.Fatalf("nodes after release: %v", n)
+	}
+}
+
+// A waiter that holds every other lock of its set is granted by the deletion of the node it
+// waits for, when its driver says that deletion grants (a mutex: the node right ahead), as a
+// single lock is: no listing after the wake-up. The locks it held stay held without a listing.
+func TestTxMultiLockGrantedByTheWatch(t *testing.T) {
+	zk := shared
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fw := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
+	hold := mustAcquire(t, mustMutex(t, zktest.Connect(t, zk), p+"/b"), 10*time.Second)
+	m := mustTx(t, fw, p+"/a", p+"/b", p+"/c")
+	type result struct {
+		l   *recipes.MultiLease
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		l, err := m.Acquire(ctxFor(t, 20*time.Second))
+		done <- result{l, err}
+	}()
+	zktest.Eventually(t, 10*time.Second, "the waiter's watch on the holder's node", func() bool {
+		return proxy.Requests()[zktest.OpGetData] >= 1
+	})
+	proxy.ResetCounts()
+	mustRelease(t, hold)
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no grant within 20 s of the release")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := proxy.Requests(); got[zktest.OpGetChildren2] != 0 || got[zktest.OpMulti] != 0 {
+		t.Errorf("requests between the release and the grant: %v, want no listing", got)
+	}
+	releaseMulti(t, r.l)
 }

@@ -19,6 +19,9 @@ const (
 	Semaphore   = "semaphore"   // f. semaphore with Leases leases
 	MultiLock   = "multilock"   // f. multi-lock over 3 paths
 
+	MultiUncontended = "multi-uncontended" // m. one session loops a multi-lock over Paths paths
+	MultiContended   = "multi-contended"   // m. Sessions sessions take random sets of SetMin..SetMax of Paths paths
+
 	RawPair        = "raw-pair"        // create(ES)+delete latency
 	RawCGCD        = "raw-cgcd"        // create(ES)+getChildren+delete latency
 	RawGetChildren = "raw-getchildren" // getChildren latency
@@ -50,6 +53,14 @@ type Scenario struct {
 	Budget      time.Duration // depth: bound on filling the queue; depth-limit: on the acquire
 	DrainBudget time.Duration // depth: bound on the timed releases and on draining (default Budget)
 
+	// Multi-lock scenarios (m).
+	Paths    int           // paths of the set (multi-uncontended) or of the pool (multi-contended)
+	SetMin   int           // multi-contended: smallest set taken (default 2)
+	SetMax   int           // multi-contended: largest set taken (default 4)
+	Hold     time.Duration // multi-contended: the critical section
+	Deadline time.Duration // multi-contended: each acquire's deadline (default 5 s)
+	Mode     string        // multi kinds: MultiTx, MultiSeq or MultiNaive
+
 	// Mark, if set, is called at a scenario's phase marks and returns once the driver has
 	// measured the server there (depth: "filled", "start", "end"). Process peers print the mark
 	// and wait for the driver's go-ahead on stdin.
@@ -76,6 +87,10 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("%w: negative count", ErrBadScenario)
 	case s.ReadPercent < 0 || s.ReadPercent > 100:
 		return fmt.Errorf("%w: read percent %d", ErrBadScenario, s.ReadPercent)
+	case (s.Kind == MultiUncontended || s.Kind == MultiContended) && (s.Paths < 1 || s.Mode == ""):
+		return fmt.Errorf("%w: multi-lock of %d paths, mode %q", ErrBadScenario, s.Paths, s.Mode)
+	case s.Kind == MultiContended && (s.SetMin < 0 || s.SetMax < s.SetMin || s.SetMax > s.Paths || s.Hold < 0 || s.Deadline < 0):
+		return fmt.Errorf("%w: sets of %d..%d of %d paths", ErrBadScenario, s.SetMin, s.SetMax, s.Paths)
 	}
 	return nil
 }
@@ -103,6 +118,17 @@ func (s Scenario) withDefaults() Scenario {
 	if s.DrainBudget == 0 {
 		s.DrainBudget = s.Budget
 	}
+	if s.Kind == MultiContended {
+		if s.SetMin == 0 {
+			s.SetMin = min(2, s.Paths)
+		}
+		if s.SetMax == 0 {
+			s.SetMax = max(s.SetMin, min(4, s.Paths))
+		}
+	}
+	if s.Deadline == 0 {
+		s.Deadline = 5 * time.Second
+	}
 	return s
 }
 
@@ -118,6 +144,9 @@ func (s Scenario) Args() []string {
 		fmt.Sprintf("--leases=%d", s.Leases), fmt.Sprintf("--read-pct=%d", s.ReadPercent),
 		fmt.Sprintf("--budget-ms=%d", s.Budget.Milliseconds()),
 		fmt.Sprintf("--drain-budget-ms=%d", s.DrainBudget.Milliseconds()),
+		fmt.Sprintf("--paths=%d", s.Paths), fmt.Sprintf("--set-min=%d", s.SetMin), fmt.Sprintf("--set-max=%d", s.SetMax),
+		fmt.Sprintf("--hold-us=%d", s.Hold.Microseconds()), fmt.Sprintf("--deadline-ms=%d", s.Deadline.Milliseconds()),
+		"--mode=" + s.Mode,
 	}
 }
 

@@ -21,6 +21,10 @@ func TestValidate(t *testing.T) {
 		{"herd needs no duration", func(s *Scenario) { s.Kind, s.Duration = Herd, 0 }, nil},
 		{"negative sessions", func(s *Scenario) { s.Sessions = -1 }, ErrBadScenario},
 		{"read pct", func(s *Scenario) { s.ReadPercent = 101 }, ErrBadScenario},
+		{"multi", func(s *Scenario) { s.Kind, s.Paths, s.Mode, s.SetMin, s.SetMax = MultiContended, 8, MultiTx, 2, 4 }, nil},
+		{"multi without paths", func(s *Scenario) { s.Kind, s.Mode = MultiUncontended, MultiTx }, ErrBadScenario},
+		{"multi without mode", func(s *Scenario) { s.Kind, s.Paths = MultiUncontended, 4 }, ErrBadScenario},
+		{"multi set above the pool", func(s *Scenario) { s.Kind, s.Paths, s.Mode, s.SetMax = MultiContended, 3, MultiTx, 4 }, ErrBadScenario},
 	}
 	for _, tt := range tests {
 		s := ok

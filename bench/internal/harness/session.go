@@ -38,6 +38,12 @@ type MultiSession interface {
 	MultiLock(paths []string) (Locker, error)
 }
 
+// MultiModeSession is a Session whose multi-lock has acquire modes (MultiTx, MultiSeq). The
+// paths come in a random order; a mode that needs them sorted sorts them itself.
+type MultiModeSession interface {
+	MultiLockMode(paths []string, mode string) (Locker, error)
+}
+
 // Connector opens one session to servers and waits until it is connected.
 type Connector func(ctx context.Context, servers string) (Session, error)
 
@@ -87,6 +93,10 @@ func RunScenario(ctx context.Context, connect Connector, servers string, sc Scen
 		return runDepth(ctx, connect, servers, sc)
 	case DepthLimit:
 		return runDepthLimit(ctx, connect, servers, sc)
+	case MultiUncontended:
+		return runMultiUncontended(ctx, connect, servers, sc)
+	case MultiContended:
+		return runMultiContended(ctx, connect, servers, sc)
 	}
 	return Result{}, fmt.Errorf("%w: %s", ErrUnsupported, sc.Kind)
 }

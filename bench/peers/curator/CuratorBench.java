@@ -107,11 +107,113 @@ public final class CuratorBench {
             case "herd": return herd(sc);
             case "depth": return depth(sc);
             case "depth-limit": return depthLimit(sc);
+            case "multi-uncontended": if (sc.get("mode").equals("seq")) return multiUncontended(sc); else return unsupported();
+            case "multi-contended": if (sc.get("mode").equals("seq")) return multiContended(sc); else return unsupported();
             default:
                 Map<String, Object> r = new HashMap<>();
                 r.put("unsupported", true);
                 return r;
         }
+    }
+
+    static Map<String, Object> unsupported() {
+        Map<String, Object> r = new HashMap<>();
+        r.put("unsupported", true);
+        return r;
+    }
+
+    // multiUncontended: one InterProcessMultiLock over paths p0..p<k-1> (sorted), acquire+release cycles.
+    static Map<String, Object> multiUncontended(Map<String, String> sc) throws Exception {
+        List<CuratorFramework> cs = connectAll(1);
+        try {
+            List<String> paths = new ArrayList<>();
+            for (int i = 0; i < num(sc, "paths"); i++) paths.add(sc.get("root") + "/p" + i);
+            InterProcessMultiLock m = new InterProcessMultiLock(cs.get(0), paths);
+            for (int i = 0; i < num(sc, "warm-cycles"); i++) { m.acquire(); m.release(); }
+            List<Long> lat = new ArrayList<>();
+            long dur = num(sc, "duration-ms") * 1_000_000L, cpu0 = cpuNs(), start = System.nanoTime();
+            while (System.nanoTime() - start < dur) {
+                long t0 = System.nanoTime();
+                m.acquire();
+                m.release();
+                lat.add(System.nanoTime() - t0);
+            }
+            double secs = (System.nanoTime() - start) / 1e9;
+            Map<String, Object> r = new HashMap<>();
+            r.put("sessions", 1); r.put("cycles", lat.size()); r.put("seconds", secs);
+            r.put("total_cycles", lat.size() + num(sc, "warm-cycles"));
+            r.put("cycles_per_sec", lat.size() / secs); r.put("p50_ms", pct(lat, 0.5)); r.put("p99_ms", pct(lat, 0.99));
+            r.put("client_cpu_us_per_cycle", (cpuNs() - cpu0) / 1e3 / Math.max(lat.size(), 1));
+            return r;
+        } finally { closeAll(cs); }
+    }
+
+    // multiContended: each session loops: a random set of set-min..set-max of the paths, sorted
+    // (Curator's InterProcessMultiLock takes its list in order: sorting is what keeps it from
+    // deadlocking), acquired with acquire(deadline-ms) (false: a deadline hit), held hold-us, released.
+    static Map<String, Object> multiContended(Map<String, String> sc) throws Exception {
+        int n = num(sc, "sessions"), pool = num(sc, "paths"), lo = num(sc, "set-min"), hi = num(sc, "set-max");
+        long holdNs = num(sc, "hold-us") * 1000L, deadline = num(sc, "deadline-ms");
+        List<CuratorFramework> cs = connectAll(n);
+        try {
+            AtomicLongArray holders = new AtomicLongArray(pool);
+            AtomicLong violations = new AtomicLong(), hitsAll = new AtomicLong(), hitsWin = new AtomicLong();
+            AtomicBoolean measuring = new AtomicBoolean();
+            List<List<Long>> waits = new ArrayList<>();
+            Workers w = new Workers();
+            w.counts = new AtomicLongArray(n);
+            for (int i = 0; i < n; i++) {
+                List<InterProcessLock> mutexes = new ArrayList<>();
+                for (int p = 0; p < pool; p++) mutexes.add(new InterProcessMutex(cs.get(i), sc.get("root") + "/p" + p));
+                List<Long> mine = new ArrayList<>();
+                waits.add(mine);
+                w.start(i, () -> {
+                    ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                    int k = lo + rnd.nextInt(hi - lo + 1);
+                    List<Integer> idx = new ArrayList<>();
+                    for (int p = 0; p < pool; p++) idx.add(p);
+                    java.util.Collections.shuffle(idx, rnd);
+                    idx = new ArrayList<>(idx.subList(0, k));
+                    idx.sort(java.util.Comparator.comparing(p -> sc.get("root") + "/p" + p)); // path order
+                    List<InterProcessLock> set = new ArrayList<>();
+                    for (int p : idx) set.add(mutexes.get(p));
+                    InterProcessMultiLock m = new InterProcessMultiLock(set);
+                    long t0 = System.nanoTime();
+                    boolean ok = m.acquire(deadline, TimeUnit.MILLISECONDS);
+                    long wait = System.nanoTime() - t0;
+                    boolean in = measuring.get();
+                    if (!ok) {
+                        hitsAll.incrementAndGet();
+                        if (in) hitsWin.incrementAndGet();
+                        throw new CountNot();
+                    }
+                    for (int p : idx) if (holders.incrementAndGet(p) > 1) violations.incrementAndGet();
+                    java.util.concurrent.locks.LockSupport.parkNanos(holdNs);
+                    for (int p : idx) holders.decrementAndGet(p);
+                    if (in) { synchronized (mine) { mine.add(wait); } }
+                    m.release();
+                });
+            }
+            Map<String, Object> r = new HashMap<>();
+            Thread.sleep(num(sc, "warmup-ms"));
+            measuring.set(true);
+            w.measure(sc, r);
+            measuring.set(false);
+            w.stop(cs);
+            List<Long> all = new ArrayList<>();
+            for (List<Long> l : waits) synchronized (l) { all.addAll(l); }
+            r.put("p50_ms", pct(all, 0.5)); r.put("p99_ms", pct(all, 0.99));
+            Map<String, Object> extra = new HashMap<>();
+            extra.put("deadline_hits", hitsWin.get()); extra.put("deadline_hits_all", hitsAll.get());
+            r.put("extra", extra);
+            r.put("sessions", n); r.put("violations", violations.get()); r.put("total_cycles", w.total());
+            return r;
+        } finally { closeAll(cs); }
+    }
+
+    // CountNot: a cycle that ended without an acquisition (a deadline hit); the worker goes on.
+    static final class CountNot extends RuntimeException {
+        CountNot() { super(null, null, false, false); }
     }
 
     static CuratorFramework connect() throws Exception {
@@ -214,7 +316,10 @@ public final class CuratorBench {
         void start(int i, Cycle c) {
             Thread t = new Thread(() -> {
                 try {
-                    while (!stopped.get()) { c.run(); counts.incrementAndGet(i); }
+                    while (!stopped.get()) {
+                        try { c.run(); } catch (CountNot e) { continue; }
+                        counts.incrementAndGet(i);
+                    }
                 } catch (Throwable e) {
                     if (!stopped.get()) err.compareAndSet(null, e);
                 }
@@ -258,6 +363,11 @@ public final class CuratorBench {
         // window: warm-up, then the timed window; fills r with counts, rate, fairness and CPU.
         void window(Map<String, String> sc, Map<String, Object> r) throws Exception {
             Thread.sleep(num(sc, "warmup-ms"));
+            measure(sc, r);
+        }
+
+        // measure is window without the warm-up (the caller waited it out).
+        void measure(Map<String, String> sc, Map<String, Object> r) throws Exception {
             long[] before = snap();
             long cpu0 = cpuNs(), t0 = System.nanoTime();
             Thread.sleep(num(sc, "duration-ms"));
