@@ -175,14 +175,3 @@ func (l *multiLocker) Release(ctx context.Context) error {
 	l.held = nil
 	return ml.Release(ctx)
 }
-
-// zkrecipesInlineName is zkrecipes with framework.WithInlineRequests: each ZooKeeper request runs on
-// the caller's goroutine instead of beside it, so a context that ends cannot cut short a request in
-// flight. Beside zkrecipes in one run, it measures what that promptness costs (docs/performance.md).
-const zkrecipesInlineName = "zkrecipes, WithInlineRequests"
-
-func zkrecipesInlinePeer() harness.Peer {
-	return harness.GoPeer{PeerName: zkrecipesInlineName, Connect: func(ctx context.Context, servers string) (harness.Session, error) {
-		return connectZkrecipes(ctx, servers, framework.WithInlineRequests())
-	}}
-}

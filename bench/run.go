@@ -57,7 +57,6 @@ func allPeers(selected map[string]bool) []peerEntry {
 	all := []peerEntry{
 		{peer: zkpeers.RawPeer(), raw: true},
 		{peer: zkrecipesPeer(), extra: true},
-		{peer: zkrecipesInlinePeer(), variant: true},
 		{peer: zkpeers.GoLockPeer()},
 		{peer: peers.CuratorPeer(), extra: true},
 		{peer: peers.KazooPeer()},
@@ -67,15 +66,12 @@ func allPeers(selected map[string]bool) []peerEntry {
 	}
 	var out []peerEntry
 	for _, p := range all {
-		if selected[p.peer.Name()] || selected[slug(p.peer.Name())] || (p.variant && selected[inlineSlug]) {
+		if selected[p.peer.Name()] || selected[slug(p.peer.Name())] {
 			out = append(out, p)
 		}
 	}
 	return out
 }
-
-// inlineSlug selects the WithInlineRequests variant with -peers (its name holds a comma).
-const inlineSlug = "zkrecipes-inline"
 
 // slug makes a peer name usable in a znode path and on the command line.
 func slug(name string) string {

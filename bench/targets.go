@@ -10,7 +10,6 @@ import (
 // targetRow is one line of the targets table.
 type targetRow struct {
 	name, measured, verdict, evidence string
-	inline                            string // the same ratio for zkrecipes with WithInlineRequests, and its verdict
 }
 
 // ratioTarget compares zkrecipes' median of f to another peer's: met when the ratio is <= limit
@@ -30,21 +29,7 @@ func (d *runData) ratioTarget(name, id, other string, f func(harness.Result) flo
 	}
 	row.verdict = verdict(met)
 	row.evidence = d.evidence(id, other)
-	row.inline = inlineCell(d.get(zkrecipesInlineName, id, f), d.get(other, id, f), limit, atMost)
 	return row
-}
-
-// inlineCell is a target's ratio for the WithInlineRequests variant, "–" when it did not run.
-func inlineCell(a, b agg, limit float64, atMost bool) string {
-	r, ok := ratio(a, b)
-	if !ok {
-		return "–"
-	}
-	met := r >= limit
-	if atMost {
-		met = r <= limit
-	}
-	return fmt.Sprintf("%.2f× (%s)", r, verdict(met))
 }
 
 func verdict(met bool) string {
@@ -81,7 +66,7 @@ func (d *runData) targets() []targetRow {
 		d.ratioTarget("c. 64 locks cycles/s ≥ 1.6× Curator", idMany, curatorName, fRate, 1.6, false),
 		d.ratioTarget("d. release → next acquire p50 ≤ 1.0× zk.Lock", idHerd, goLockName, fHand, 1.0, true),
 		d.floorTarget("d. release → next acquire p50 ≤ 1.0× the raw idle handoff", d.get(zkrecipesName, idHerd, fHand),
-			d.get(zkrecipesInlineName, idHerd, fHand), d.get(rawName, idRawHand, fP50), 1.0),
+			d.get(rawName, idRawHand, fP50), 1.0),
 		d.notifTarget(),
 		d.crossTarget("m. uncontended transactional multi-lock over 4 paths p50 ≤ 1.5× zkrecipes single lock (a)",
 			zkrecipesName, multiUncID(4, harness.MultiTx), zkrecipesName, idUnc, fP50, 1.5, true),
@@ -128,14 +113,13 @@ func (d *runData) deadlineTarget() targetRow {
 }
 
 // floorTarget compares zkrecipes' median to a raw floor: met when the ratio is <= limit.
-func (d *runData) floorTarget(name string, a, inline, floor agg, limit float64) targetRow {
+func (d *runData) floorTarget(name string, a, floor agg, limit float64) targetRow {
 	r, ok := ratio(a, floor)
 	if !ok {
-		return targetRow{name: name, measured: "–", verdict: "not measured", inline: "–"}
+		return targetRow{name: name, measured: "–", verdict: "not measured"}
 	}
 	return targetRow{name: name, measured: fmt.Sprintf("%.2f×", r), verdict: verdict(r <= limit),
-		evidence: fmt.Sprintf("zkrecipes %s ms vs floor %s ms", fmtAgg(a), fmtAgg(floor)),
-		inline:   inlineCell(inline, floor, limit, true)}
+		evidence: fmt.Sprintf("zkrecipes %s ms vs floor %s ms", fmtAgg(a), fmtAgg(floor))}
 }
 
 // depthTargets are issue 12's goals at the deepest queue of the plan (10,000 in the default one).
@@ -204,15 +188,9 @@ func (d *runData) notifTarget() targetRow {
 
 func writeTargets(m *md, d *runData) {
 	m.f("\n## Targets (issue 12; ratios of medians from this run, forceSync=yes)\n")
-	m.table("target", "measured", "verdict", "with WithInlineRequests", "evidence")
+	m.table("target", "measured", "verdict", "evidence")
 	for _, t := range append(d.targets(), d.depthTargets()...) {
-		if t.inline == "" {
-			t.inline = "–"
-		}
-		m.row(t.name, t.measured, t.verdict, t.inline, t.evidence)
+		m.row(t.name, t.measured, t.verdict, t.evidence)
 	}
-	m.f("\nThe verdicts are zkrecipes' defaults. \"With WithInlineRequests\" is the same library with that option\n" +
-		"(framework.WithInlineRequests: each request on the caller's goroutine, so a context cannot cut short a\n" +
-		"request in flight; every safety feature on), measured in the same run.\n")
 	m.f("\nWhy a target is missed, with the round trips and profiles behind it: docs/performance.md.\n")
 }

@@ -7,24 +7,15 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
-// A request in flight on a silent connection: by default a cancelled context returns at once,
-// while the epoch is still live; WithInlineRequests waits for the request until go-zookeeper gives
-// it up (2/3 of the 4 s session timeout), and then returns both errors.
-func TestInlineRequestsWaitForTheRequestInFlight(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		inline bool
-	}{{"abandonable", false}, {"inline", true}} {
+// A request in flight on a silent connection: a cancelled context returns at once, while the
+// epoch is still live (go-zookeeper cannot cancel the request; a goroutine waits beside it).
+func TestCancelledRequestInFlightReturnsAtOnce(t *testing.T) {
+	for _, tc := range []struct{ name string }{{"abandonable"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			var opts []framework.Option
-			if tc.inline {
-				opts = append(opts, framework.WithInlineRequests())
-			}
-			f, p, _ := proxied(t, opts...)
+			f, p, _ := proxied(t)
 			dir := uniquePath(t)
 			if _, err := f.Create(testCtx(t), dir, nil); err != nil {
 				t.Fatal(err)
@@ -51,12 +42,8 @@ func TestInlineRequestsWaitForTheRequestInFlight(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
 			}
-			gaveUp := errors.Is(err, zk.ErrConnectionClosed)
-			switch {
-			case !tc.inline && (gaveUp || sess.Err() != nil):
-				t.Fatalf("abandonable: err = %v, epoch err = %v; want the context's error while the epoch lives", err, sess.Err())
-			case tc.inline && !gaveUp:
-				t.Fatalf("inline: err = %v; want the request's own end (connection closed) with the context's error", err)
+			if errors.Is(err, zk.ErrConnectionClosed) || sess.Err() != nil {
+				t.Fatalf("err = %v, epoch err = %v; want the context's error while the epoch lives", err, sess.Err())
 			}
 		})
 	}

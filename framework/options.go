@@ -51,7 +51,6 @@ type config struct {
 	dialer         zk.Dialer
 	zkOptions      []func(*zk.Conn)
 	tracer         func(Trace)
-	inline         bool
 	err            error
 }
 
@@ -178,18 +177,4 @@ func WithDialer(d zk.Dialer) Option {
 // They are applied after the Framework's own; do not replace the event callback or the logger.
 func WithZKOptions(opts ...func(*zk.Conn)) Option {
 	return func(c *config) { c.zkOptions = append(c.zkOptions, opts...) }
-}
-
-// WithInlineRequests runs every ZooKeeper request on the calling goroutine. By default a goroutine
-// waits beside each request made under a context that can end, so that the call returns as soon as
-// the context ends even while the request is in flight (go-zookeeper cannot cancel a request).
-// That hand-off costs client CPU and latency on every request (docs/performance.md measures it).
-//
-// With this option, waits still end at once with the context (for the lock, a connection, a retry
-// or a watch), but a request already sent is waited for: on a connection that has gone silent,
-// until go-zookeeper gives it up, at most 2/3 of the session timeout after the last reply. The
-// same holds for cleanup the call does before it returns, such as deleting the node of an
-// acquire that failed. Every safety property is unchanged.
-func WithInlineRequests() Option {
-	return func(c *config) { c.inline = true }
 }

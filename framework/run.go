@@ -104,7 +104,7 @@ func op[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, erro
 
 // call runs one go-zookeeper request on a goroutine so that ctx can end the wait (the request itself
 // cannot be cancelled and may still complete). It runs the request on the caller's goroutine instead
-// under a context that can never end (context.Background()), with WithInlineRequests, and inside a
+// under a context that can never end (context.Background()), and inside a
 // create that runs on a goroutine of its own (withInline). It counts the request and maps errors:
 // ErrClosed once closed, sentinels for go-zookeeper's "unknown error" codes.
 func call[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error) {
@@ -142,7 +142,7 @@ func runRequest[T any](f *Framework, ctx context.Context, fn func() (T, error), 
 		return zero, ErrClosed
 	}
 	f.requests.Add(1)
-	if ctx.Done() == nil || f.cfg.inline || inlined(ctx) { // nobody leaves the request early: no goroutine beside it
+	if ctx.Done() == nil || inlined(ctx) { // nobody leaves the request early: no goroutine beside it
 		defer f.endRequest(finished)
 		v, err := fn()
 		return v, f.callError(err)

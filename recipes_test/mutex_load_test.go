@@ -21,7 +21,6 @@ func TestMutexExclusionAndFairness(t *testing.T) {
 		opts []framework.Option
 	}{
 		{"requests beside the caller", nil},
-		{"WithInlineRequests", []framework.Option{framework.WithInlineRequests()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { mutexExclusionAndFairness(t, tc.opts...) })
 	}
