@@ -45,13 +45,20 @@ func TestUncountedWatchArmsTheSetWatchesGate(t *testing.T) {
 	case <-time.After(bound):
 		t.Fatal("GetW's reply never came")
 	}
-	p.DropConnections()
-	deadline := time.Now().Add(bound)
-	for f.State().IsConnected() { // the Disconnected callback has run once the state says so
-		if time.Now().After(deadline) {
-			t.Fatal("no disconnect")
+	suspended := make(chan struct{}, 1)
+	defer f.AddListener(func(s framework.ConnectionState) {
+		if s == framework.Suspended {
+			select {
+			case suspended <- struct{}{}:
+			default:
+			}
 		}
-		time.Sleep(5 * time.Millisecond) // go-zookeeper redials after a second: far longer
+	})()
+	p.DropConnections()
+	select { // listeners hear Suspended after the Disconnected callback has run
+	case <-suspended:
+	case <-time.After(bound):
+		t.Fatal("no disconnect")
 	}
 	armed := framework.SetWatchesGateArmed(f)
 	if _, err := other.Set(ctx, node, []byte("changed while down"), -1); err != nil {
@@ -61,7 +68,12 @@ func TestUncountedWatchArmsTheSetWatchesGate(t *testing.T) {
 	if !armed {
 		t.Fatal("a disconnect with a watch set but not yet counted left the setWatches gate open")
 	}
-	r := <-got
+	var r result
+	select {
+	case r = <-got:
+	case <-time.After(bound):
+		t.Fatal("GetW never returned")
+	}
 	if r.err != nil {
 		t.Fatalf("GetW: %v", r.err)
 	}
