@@ -50,7 +50,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no dashes", []string{"--servers", "127.0.0.1:1", "exec", "/p", "true"}, "missing '--'"},
 		{"no command after dashes", []string{"--servers", "127.0.0.1:1", "exec", "/p", "--"}, "no command after"},
 		{"a set with a semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--semaphore", "2", "/p", "/q", "--", "true"}, "several PATHs"},
-		{"a set with --try", []string{"--servers", "127.0.0.1:1", "exec", "--try", "/p", "/q", "--", "true"}, "several PATHs"},
+		{"a set with --revocable", []string{"--servers", "127.0.0.1:1", "exec", "--revocable", "/p", "/q", "--", "true"}, "several PATHs"},
 		{"read and write", []string{"--servers", "127.0.0.1:1", "exec", "--read", "--write", "/p", "--", "true"}, "exclude each other"},
 		{"negative semaphore", []string{"--servers", "127.0.0.1:1", "exec", "--semaphore", "-1", "/p", "--", "true"}, `invalid value "-1" for flag --semaphore`},
 		{"no servers", []string{"exec", "/p", "--", "true"}, "ZK_SERVERS"},

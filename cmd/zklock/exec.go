@@ -230,6 +230,8 @@ func acquireErr(ctx context.Context, o execOptions, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return withCode(exitInterrupted, fmt.Errorf("interrupted while waiting for %s", o.path))
+	case errors.Is(err, recipes.ErrLocked) && len(o.paths) > 1:
+		return withCode(exitBusy, fmt.Errorf("lock %s is busy (the set %s was not taken)", busyPath(err, o.paths), o.path))
 	case errors.Is(err, recipes.ErrLocked):
 		return withCode(exitBusy, fmt.Errorf("lock %s is busy", o.path))
 	case errors.Is(err, context.DeadlineExceeded):

@@ -31,16 +31,23 @@ func parseExecPaths(fs *flag.FlagSet, args []string) ([]string, []string, error)
 	return pos, args[dash+1:], nil
 }
 
-// checkSet refuses what a set of paths cannot do.
+// checkSet refuses what a set of paths cannot do: a semaphore takes two nodes per lease, which
+// one transaction of the set cannot queue, and a set has no revocation.
 func checkSet(o execOptions) error {
-	if len(o.paths) > 1 && (o.semaphore != 0 || o.try || o.revocable) {
-		return errors.New("several PATHs take mutexes or --read/--write locks, without --semaphore, --try or --revocable")
+	switch {
+	case len(o.paths) < 2:
+		return nil
+	case o.semaphore != 0:
+		return errors.New("several PATHs take mutexes or --read/--write locks: --semaphore takes one PATH")
+	case o.revocable:
+		return errors.New("several PATHs cannot be revoked: --revocable takes one PATH")
 	}
 	return nil
 }
 
 // acquireSet takes every path of o (mutexes, or --read/--write locks) in one transaction
-// (recipes.NewTxMultiLock).
+// (recipes.NewTxMultiLock); with --try, only if every lock is granted at once, else it returns
+// ErrLocked naming the first busy lock, the set's nodes deleted (see busyPath).
 func acquireSet(ctx context.Context, fw *framework.Framework, o execOptions, opts []recipes.LockOption) (recipes.Held, error) {
 	locks := make([]recipes.Locker, 0, len(o.paths))
 	for _, p := range o.paths {
@@ -56,11 +63,29 @@ func acquireSet(ctx context.Context, fw *framework.Framework, o execOptions, opt
 	if err != nil {
 		return nil, err
 	}
-	ml, err := m.Acquire(ctx)
+	acquire := m.Acquire
+	if o.try {
+		acquire = m.TryAcquire
+	}
+	ml, err := acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return setHeld{ml}, nil
+}
+
+// busyPath returns the path of the set that err, TryAcquire's ErrLocked, names as busy, or the
+// whole set (comma-separated) if it names none. The recipes name it in the message only
+// ("recipes: lock is held: PATH: by ..."); the paths of a set are distinct and not nested, so the
+// ": PATH:" after the sentinel's text picks one.
+func busyPath(err error, paths []string) string {
+	msg := err.Error()
+	for _, p := range paths {
+		if strings.Contains(msg, recipes.ErrLocked.Error()+": "+p+":") {
+			return p
+		}
+	}
+	return strings.Join(paths, ",")
 }
 
 // setHeld is a held set seen as one lease: Path lists the nodes (comma-separated), Token is

@@ -70,8 +70,11 @@ Acquire a lock at PATH, run CMD while it is held, release it when CMD exits.
 With several PATHs, take them all as one (mutexes, or --read/--write locks):
 one ZooKeeper transaction queues the whole set, so that exec's naming the same
 paths in any order cannot deadlock; ZKLOCK_NODE then lists the nodes, comma-
-separated, and ZKLOCK_TOKEN is the set's one token. Do not mix it with
-Curator's InterProcessMultiLock on those paths (docs/multilock.md).
+separated, and ZKLOCK_TOKEN is the set's one token. With --try, the set is
+taken only if every lock is free at once; else zklock exits 73 naming the
+first busy PATH, and none of the set's nodes is left. A set takes neither
+--semaphore nor --revocable (nor --kazoo). Do not mix it with Curator's
+InterProcessMultiLock on those paths (docs/multilock.md).
 By default the lock is an InterProcessMutex; --read and --write take one side
 of an InterProcessReadWriteLock; --semaphore N takes one lease of an
 InterProcessSemaphoreV2 that admits N holders. Java processes using Curator
@@ -115,7 +118,8 @@ Flags:
                     (--read: __rlock__), a contender to kazoo (one PATH, no --semaphore)
   --semaphore N     take one lease of a semaphore admitting N holders
   --timeout D       give up after D (exit 75); default: wait for ever
-  --try             give up at once if the lock is busy (exit 73)
+  --try             give up at once if the lock is busy (exit 73); with several
+                    PATHs, if any of them is (none is taken)
   --kill-grace D    time between SIGTERM and SIGKILL (default: a quarter of the
                     session timeout, 2.5s at 10s; above a third of it, a partition
                     may let the next holder start first; --verbose warns)
