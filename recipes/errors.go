@@ -49,3 +49,14 @@ type releasedError string
 
 func (e releasedError) Error() string { return ErrReleased.Error() + ": " + string(e) }
 func (e releasedError) Unwrap() error { return ErrReleased }
+
+// LockedError is the ErrLocked of a TryAcquire that found a lock busy (errors.Is(err,
+// ErrLocked) holds): errors.As gives the busy lock's path, for a multi-lock the first busy lock
+// of its set, so that a caller can name it without parsing the message.
+type LockedError struct {
+	Path   string // the busy lock's path
+	Reason string // what holds it, in words
+}
+
+func (e *LockedError) Error() string { return ErrLocked.Error() + ": " + e.Path + ": " + e.Reason }
+func (e *LockedError) Unwrap() error { return ErrLocked }

@@ -118,10 +118,10 @@ func (c *contender) step(ctx context.Context, children []string) (bool, error) {
 		return true, nil
 	case c.try:
 		if c.lock.ours(dec.WatchNode) {
-			return false, fmt.Errorf("%w: %s: by a lease of this process, taken through this Lock (%s): re-enter it with Lease.Reenter",
-				ErrLocked, c.lock.path, dec.WatchNode)
+			return false, &LockedError{Path: c.lock.path,
+				Reason: fmt.Sprintf("by a lease of this process, taken through this Lock (%s): re-enter it with Lease.Reenter", dec.WatchNode)}
 		}
-		return false, fmt.Errorf("%w: %s: by another contender", ErrLocked, c.lock.path)
+		return false, &LockedError{Path: c.lock.path, Reason: "by another contender"}
 	case ctx.Err() != nil:
 		return false, ctx.Err()
 	}

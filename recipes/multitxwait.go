@@ -105,9 +105,9 @@ func (s *txSet) decide(children [][]string) (int, driver.Decision, error) {
 func (s *txSet) locked(i int, dec driver.Decision) error {
 	l := s.cs[i].lock
 	if l.ours(dec.WatchNode) {
-		return fmt.Errorf("%w: %s: by a lease of this process, taken through this Lock (%s)", ErrLocked, l.path, dec.WatchNode)
+		return &LockedError{Path: l.path, Reason: fmt.Sprintf("by a lease of this process, taken through this Lock (%s)", dec.WatchNode)}
 	}
-	return fmt.Errorf("%w: %s: by another contender", ErrLocked, l.path)
+	return &LockedError{Path: l.path, Reason: "by another contender"}
 }
 
 // waitOn waits once for the node that lock i's decision names, and reports whether its

@@ -264,6 +264,9 @@ func TestTxMultiLockTryAcquire(t *testing.T) {
 	if !errors.Is(err, recipes.ErrLocked) || !strings.Contains(err.Error(), p+"/b") {
 		t.Fatalf("TryAcquire with b held: %v, want ErrLocked naming %s/b", err, p)
 	}
+	if le, ok := errors.AsType[*recipes.LockedError](err); !ok || le.Path != p+"/b" {
+		t.Fatalf("TryAcquire with b held: %v: errors.As gives %+v, want a LockedError of %s/b", err, le, p)
+	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("TryAcquire took %v: it must not wait", d)
 	}

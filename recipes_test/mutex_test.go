@@ -86,6 +86,8 @@ func TestMutexTwoClients(t *testing.T) {
 	}
 	if _, err := b.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
 		t.Fatalf("TryAcquire on a held lock: got %v, want ErrLocked", err)
+	} else if le, ok := errors.AsType[*recipes.LockedError](err); !ok || le.Path != p {
+		t.Fatalf("TryAcquire on a held lock: %v: errors.As gives %+v, want a LockedError of %s", err, le, p)
 	}
 	mustRelease(t, la)
 	lb := mustAcquire(t, b, 10*time.Second)

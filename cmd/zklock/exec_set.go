@@ -74,16 +74,11 @@ func acquireSet(ctx context.Context, fw *framework.Framework, o execOptions, opt
 	return setHeld{ml}, nil
 }
 
-// busyPath returns the path of the set that err, TryAcquire's ErrLocked, names as busy, or the
-// whole set (comma-separated) if it names none. The recipes name it in the message only
-// ("recipes: lock is held: PATH: by ..."); the paths of a set are distinct and not nested, so the
-// ": PATH:" after the sentinel's text picks one.
+// busyPath returns the path that err, TryAcquire's ErrLocked, names as busy (its
+// recipes.LockedError), or the whole set when it names none.
 func busyPath(err error, paths []string) string {
-	msg := err.Error()
-	for _, p := range paths {
-		if strings.Contains(msg, recipes.ErrLocked.Error()+": "+p+":") {
-			return p
-		}
+	if le, ok := errors.AsType[*recipes.LockedError](err); ok {
+		return le.Path
 	}
 	return strings.Join(paths, ",")
 }

@@ -142,12 +142,11 @@ func TestExecSetTry(t *testing.T) {
 	}
 }
 
-// busyPath finds the busy path in TryAcquire's message, even beside a path it prefixes, and
-// falls back to the whole set.
+// busyPath takes the busy path from TryAcquire's LockedError, and falls back to the whole set.
 func TestBusyPath(t *testing.T) {
 	set := []string{"/x/a", "/x/ab"}
 	locked := func(p string) error {
-		return fmt.Errorf("recipes: multi-lock /x/a,/x/ab: %w", fmt.Errorf("%w: %s: by another contender", recipes.ErrLocked, p))
+		return fmt.Errorf("recipes: multi-lock /x/a,/x/ab: %w", &recipes.LockedError{Path: p, Reason: "by another contender"})
 	}
 	for _, tt := range []struct {
 		err  error
