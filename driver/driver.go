@@ -83,9 +83,10 @@ type Decision struct {
 	Holds     bool
 	WatchNode string // the single child to getData-watch, or ""
 	WatchDir  bool   // watch the directory's children instead (a semaphore)
-	// GoneHolds says that the deletion of WatchNode alone proves that we hold, so the loop
-	// need not list again: true when WatchNode sorts first and no node created later can
-	// sort before ours (every contender of the directory is sequential).
+	// GoneHolds says that the deletion of WatchNode proves that we hold while our own node
+	// stands, so the loop need not list again (it checks our node with one exists): true when
+	// WatchNode sorts first and no node created later can sort before ours (every contender of
+	// the directory is sequential).
 	GoneHolds bool
 	// Err, when set, says the acquire can never succeed from here: the loop deletes our node
 	// and returns Err.

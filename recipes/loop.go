@@ -87,9 +87,15 @@ func (c *contender) wait(ctx context.Context, sess *framework.Session, children 
 		if err := c.lock.checkDepth(children); err != nil {
 			return grant{}, err
 		}
-		held, err := c.step(ctx, children)
-		if err != nil {
-			return grant{}, err
+		held, byWatch, serr := c.step(ctx, children)
+		if serr == nil && byWatch {
+			// The deletion of the node ahead proves that we are first only while our own node
+			// stands; an operator or a tool may have deleted it meanwhile, and the next contender
+			// then passes it. An exists costs what the listing it replaces would, and less.
+			serr = c.stands(ctx)
+		}
+		if serr != nil {
+			return grant{}, serr
 		}
 		if held && sess.Err() == nil {
 			if sess.ID() != c.createdBy {
@@ -103,27 +109,40 @@ func (c *contender) wait(ctx context.Context, sess *framework.Session, children 
 	}
 }
 
+// stands checks that our node still exists; a missing one is ErrOwnNodeMissing (queue again).
+func (c *contender) stands(ctx context.Context) error {
+	st, err := c.lock.fw.Exists(ctx, c.path)
+	switch {
+	case err != nil:
+		return err
+	case st == nil:
+		return fmt.Errorf("%w: %s: deleted while it waited", driver.ErrOwnNodeMissing, c.path)
+	}
+	return nil
+}
+
 // step decides on children and, if we do not hold, waits once for what the driver names. It
-// reports true when we hold: from the listing, or from the wait itself (see waitFor).
-func (c *contender) step(ctx context.Context, children []string) (bool, error) {
+// reports whether we hold: from the listing, or from the wait itself (byWatch: see waitFor;
+// the caller still checks that our node stands).
+func (c *contender) step(ctx context.Context, children []string) (held, byWatch bool, err error) {
 	input, changed, err := c.lock.input.current(ctx)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	dec, err := c.evaluate(children, input)
 	switch {
 	case err != nil:
-		return false, err
+		return false, false, err
 	case dec.Holds:
-		return true, nil
+		return true, false, nil
 	case c.try:
 		if c.lock.ours(dec.WatchNode) {
-			return false, &LockedError{Path: c.lock.path,
+			return false, false, &LockedError{Path: c.lock.path,
 				Reason: fmt.Sprintf("by a lease of this process, taken through this Lock (%s): re-enter it with Lease.Reenter", dec.WatchNode)}
 		}
-		return false, &LockedError{Path: c.lock.path, Reason: "by another contender"}
+		return false, false, &LockedError{Path: c.lock.path, Reason: "by another contender"}
 	case ctx.Err() != nil:
-		return false, ctx.Err()
+		return false, false, ctx.Err()
 	}
 	if !c.queued {
 		c.queued = true
@@ -136,9 +155,11 @@ func (c *contender) step(ctx context.Context, children []string) (bool, error) {
 	}
 	switch {
 	case dec.WatchDir:
-		return c.waitDir(ctx, changed)
+		held, err = c.waitDir(ctx, changed) // decided on the listing that came with the watch
+		return held, false, err
 	}
-	return c.waitFor(ctx, dec, changed)
+	held, err = c.waitFor(ctx, dec, changed)
+	return held, held, err
 }
 
 // evaluate asks the driver about children, and refuses a grant (or a grant on the watched

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -32,30 +31,29 @@ type txSet struct {
 // we do not hold (on the one node its driver names: no herd), then lists again the directories of
 // the locks not yet held, until every lock has been shown held: by a listing, or by the deletion
 // of the node it waited for when its driver says that deletion grants it (GoneHolds), as a single
-// lock's wait does. A grant needs the last listings' epoch live and the session that created our
-// nodes, as a single lock's; if that epoch has ended, every directory is listed again.
+// lock's wait does. Every round after the first also checks that our nodes of the locks held
+// still stand (see list), so a set is granted only by a round that saw all of them. A grant needs
+// the last listings' epoch live and the session that created our nodes, as a single lock's; if
+// that epoch has ended, every directory is listed again.
 func (s *txSet) wait(ctx context.Context, sess *framework.Session, children [][]string, err error) error {
 	s.held = make([]bool, len(s.cs))
 	for {
 		if err != nil {
 			return err
 		}
-		blocked, dec, err := s.decide(children)
+		blocked, dec, derr := s.decide(children)
 		switch {
-		case err != nil:
-			return err
+		case derr != nil:
+			return derr
 		case blocked >= 0 && s.try:
 			return s.locked(blocked, dec)
 		case blocked >= 0:
-			gone, err := s.waitOn(ctx, blocked, dec)
-			if err != nil {
-				return err
+			gone, werr := s.waitOn(ctx, blocked, dec)
+			if werr != nil {
+				return werr
 			}
 			if gone {
-				s.held[blocked] = true
-				if !slices.Contains(s.held, false) {
-					blocked = -1 // the last lock: no listing needed
-				}
+				s.held[blocked] = true // the next round only checks that our nodes stand
 			}
 		}
 		if blocked < 0 {
@@ -124,25 +122,28 @@ func (s *txSet) waitOn(ctx context.Context, i int, dec driver.Decision) (bool, e
 	return c.waitFor(ctx, dec, nil)
 }
 
-// list lists the directory of every lock not yet held, the requests in flight together (nil
-// for a lock held).
+// list lists the directory of every lock not yet held (nil for a lock held), and checks that
+// our node of every lock held still stands, the requests in flight together: a lock shown held
+// stays held only while our node stands, and an operator or a tool may delete it while we wait
+// for another lock; then the whole set queues again (ErrOwnNodeMissing).
 func (s *txSet) list(ctx context.Context) ([][]string, error) {
 	kids, errs := make([][]string, len(s.cs)), make([]error, len(s.cs))
-	var todo []int
-	for i := range s.cs {
-		if !s.held[i] {
-			todo = append(todo, i)
+	one := func(i int) {
+		if s.held[i] {
+			errs[i] = s.cs[i].stands(ctx)
+			return
 		}
+		kids[i], errs[i] = s.cs[i].lock.list(ctx)
 	}
 	var wg sync.WaitGroup
-	for _, i := range todo[1:] {
+	for i := range s.cs[1:] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			kids[i], errs[i] = s.cs[i].lock.list(ctx)
+			one(i + 1)
 		}()
 	}
-	kids[todo[0]], errs[todo[0]] = s.cs[todo[0]].lock.list(ctx)
+	one(0)
 	wg.Wait()
 	return kids, errors.Join(errs...)
 }

@@ -329,8 +329,8 @@ func TestTxMultiLockGrantedByTheWatch(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if got := proxy.Requests(); got[zktest.OpGetChildren2] != 0 || got[zktest.OpMulti] != 0 {
-		t.Errorf("requests between the release and the grant: %v, want no listing", got)
+	if got := proxy.Requests(); got[zktest.OpGetChildren2] != 0 || got[zktest.OpMulti] != 0 || got[zktest.OpExists] != 3 {
+		t.Errorf("requests between the release and the grant: %v, want no listing, an exists of each of our 3 nodes", got)
 	}
 	releaseMulti(t, r.l)
 }

@@ -129,22 +129,28 @@ func TestMutexNoHerd(t *testing.T) {
 	}
 }
 
-// A waiter woken because the first node it watched was deleted holds the lock
-// without listing the contenders again.
+// A waiter woken because the first node it watched was deleted holds the lock without listing
+// the contenders again: it sends one exists, of its own node (which an operator may have
+// deleted while it waited: TestMutexWaiterNodeDeletedBehindHolder).
 func TestMutexHandoffWithoutRelist(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	a := mustMutex(t, zktest.Connect(t, zk), p)
-	fb := zktest.Connect(t, zk)
+	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	b := mustMutex(t, fb, p)
 	la := mustAcquire(t, a, 10*time.Second)
 	got := leaseAsync(t, "b", 60*time.Second, b.Acquire)
 	zktest.Eventually(t, 10*time.Second, "b to watch", func() bool { return fb.Watches() == 1 })
 	before := fb.RequestsStarted()
+	proxy.ResetCounts()
 	mustRelease(t, la)
 	lb := receive(t, got, "the waiter after the release")
-	if n := fb.RequestsStarted() - before; n != 0 {
-		t.Fatalf("handoff sent %d requests from the waiter, want 0", n)
+	if n := fb.RequestsStarted() - before; n != 1 {
+		t.Fatalf("handoff sent %d requests from the waiter, want 1 (%v)", n, proxy.Requests())
+	}
+	if reqs := proxy.Requests(); reqs[zktest.OpExists] != 1 {
+		t.Fatalf("handoff sent %v, want one exists", reqs)
 	}
 	mustRelease(t, lb)
 }
