@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func tinyPlan() plan {
 		multiWarmCycles: 5, multiWin: 300 * time.Millisecond, naiveWin: 300 * time.Millisecond})
 	p.Lock = without(p.Lock, idCont64)
 	p.Multi = keep(p.Multi, multiUncID(1, "tx"), multiUncID(4, "tx"), multiUncID(4, "seq"), idMultiContTx, idMultiContSeq)
-	p.Count = keep(p.Count, idUnc, idCont8, idHerd)
+	p.Count = keep(p.Count, idUnc, idCont8, idHerd, multiUncID(4, "tx"))
 	for i := range p.Count {
 		p.Count[i].Duration = 200 * time.Millisecond
 		p.Count[i].Releases = 2
@@ -75,6 +76,26 @@ func TestQuickRunGoPeers(t *testing.T) {
 	if !strings.Contains(doc, "| 8 | **zkrecipes** |") || !strings.Contains(doc, "| 0 / ") {
 		t.Errorf("contended table lacks zkrecipes or a zero violation count:\n%s", doc)
 	}
+	checkMultiCounts(t, doc)
+}
+
+// checkMultiCounts: the counting pass read the server's counters for m4-tx: one session's
+// transactional k = 4 cycle is one multi create and one multi delete, each its own fsync.
+func checkMultiCounts(t *testing.T, doc string) {
+	t.Helper()
+	for _, l := range strings.Split(doc, "\n") {
+		if !strings.HasPrefix(l, "| m4-tx | **zkrecipes** transactional |") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "| "), " | ")
+		writes, err1 := strconv.ParseFloat(cells[4], 64)
+		fsyncs, err2 := strconv.ParseFloat(cells[5], 64)
+		if err1 != nil || err2 != nil || writes < 2 || writes > 3 || fsyncs < 1 || fsyncs > writes {
+			t.Errorf("m4-tx: write transactions %q and fsyncs %q per acquisition: want 2 to 3, fsyncs at most writes", cells[4], cells[5])
+		}
+		return
+	}
+	t.Errorf("no m4-tx row in the multi-lock counts:\n%s", doc)
 }
 
 // reparse maps the first cell of every two-column table row to its second cell.

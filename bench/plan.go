@@ -74,14 +74,16 @@ func defaultPlan() plan {
 }
 
 // quickPlan is one short pass: N=64 contention is left out, the queue of e is 500 deep, and the
-// counting pass covers a, b and d only, so that the whole run stays under a minute.
+// counting pass covers a, b, d, m4 and the contended multi-locks only, so that the whole run
+// stays near a minute.
 func quickPlan() plan {
 	p := buildPlan("quick", timing{warm: 200 * time.Millisecond, window: 500 * time.Millisecond,
 		rawWin: 300 * time.Millisecond, handoffWin: 400 * time.Millisecond, warmCycles: 100, releases: 5,
 		multiWarmCycles: 50, multiWin: 5 * time.Second, naiveWin: 5 * time.Second,
 		depths: []int{1, 64, 500}, depthBudget: depthBudget, limitSteps: []int{5000}})
 	p.Lock = without(p.Lock, idCont64)
-	p.Count = keep(p.Count, idUnc, idCont8, idHerd)
+	p.Count = keep(p.Count, idUnc, idCont8, idHerd, multiUncID(4, harness.MultiTx), multiUncID(4, harness.MultiSeq),
+		idMultiContTx, idMultiContSeq)
 	return p
 }
 
@@ -194,7 +196,14 @@ func multiSpecs(t timing) []spec {
 		cont(idMultiContNaive, harness.MultiNaive, t.naiveWin))
 }
 
-// countSpecs: the counting pass runs short versions; only request and notification counts are used.
+// countMultiIDs are the multi-lock scenarios of the counting pass: k = 1, 4, 8 uncontended and
+// the contended ones (not the naive one: it deadlocks by design).
+var countMultiIDs = []string{multiUncID(1, harness.MultiTx), multiUncID(1, harness.MultiSeq),
+	multiUncID(4, harness.MultiTx), multiUncID(4, harness.MultiSeq), multiUncID(8, harness.MultiTx),
+	multiUncID(8, harness.MultiSeq), idMultiContTx, idMultiContSeq}
+
+// countSpecs: the counting pass runs short versions; only request, notification and the
+// server's write and fsync counts are used.
 func countSpecs(t timing) []spec {
 	short := func(id, kind string, n int) spec {
 		return spec{id, harness.Scenario{Kind: kind, Sessions: n, Warmup: 100 * time.Millisecond, Duration: 700 * time.Millisecond}}
@@ -205,7 +214,16 @@ func countSpecs(t timing) []spec {
 	rw.ReadPercent = 90
 	sem := short(idSem, harness.Semaphore, 8)
 	sem.Leases = 4
-	return []spec{unc, short(idCont8, harness.Contended, 8), herd, rw, sem, short(idMulti, harness.MultiLock, 8)}
+	out := []spec{unc, short(idCont8, harness.Contended, 8), herd, rw, sem, short(idMulti, harness.MultiLock, 8)}
+	for _, s := range keep(multiSpecs(t), countMultiIDs...) {
+		if s.Kind == harness.MultiUncontended {
+			s.WarmCycles, s.Duration = 0, time.Second // as a
+		} else {
+			s.Warmup, s.Duration = 100*time.Millisecond, 700*time.Millisecond // as short
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // depthID is the id of the depth scenario with this many waiters: "e1", "e64", "e10000".

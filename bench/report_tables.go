@@ -193,27 +193,6 @@ func (d *runData) hasPeer(p string) bool {
 	return false
 }
 
-func writeOpcodes(m *md, d *runData) {
-	m.f("\n## Requests by opcode (counting pass through the decoding proxy)\n")
-	if d.countErr != "" {
-		m.f("\nThe counting pass failed: %s\n", d.countErr)
-	}
-	m.table("scenario", "peer", "per", "requests by opcode", "notifications")
-	for _, s := range d.plan.Count {
-		for _, p := range d.lockPeers() {
-			c, ok := d.counts[key{p, s.ID}]
-			if !ok {
-				continue
-			}
-			if c.Err != "" || c.Per <= 0 {
-				m.row(s.ID, peerCell(p), c.PerWhat, "– ("+shortErr(c.Err)+")", "–")
-				continue
-			}
-			m.row(s.ID, peerCell(p), c.PerWhat, c.byOpcode(), fmt.Sprintf("%.2f", cNotif(c)))
-		}
-	}
-}
-
 func writeMethod(m *md, d *runData) {
 	m.f(`
 ## Method
@@ -248,6 +227,22 @@ func writeMethod(m *md, d *runData) {
   Counts cover the whole scenario and are divided by every acquisition it made (a herd: by the
   releases that handed the lock over), so session set-up requests add a little. closeSession is
   left out. e is not counted through the proxy (its server-side counts are above).
+* Write transactions and fsyncs per acquisition come from the server's own counters (mntr), read
+  before and after each counting scenario once two reads 50 ms apart agree. zk_cnt_fsynctime:
+  one sample per fsync of the transaction log, taken only with forceSync=yes (this run's server
+  unless it came from ZK_SERVERS; see the server configuration above). zk_cnt_updatelatency: one
+  per write transaction of a client connection (a multi is one, a failed write is one, and each
+  session's createSession and closeSession are one each, which is why it runs a little above
+  the proxy's write requests). zk_cnt_propagation_latency: every transaction applied, the
+  server's own included (container reaping, session expiry); when some of the server's own fell
+  in a scenario their number is shown beside the transactions per fsync. ZooKeeper groups
+  commits: its sync thread appends every transaction that is queued and fsyncs them once, so one
+  fsync can cover several transactions. When several sessions write at once (b, d, mc), fsyncs
+  per acquisition are therefore below write transactions per acquisition; one session that
+  waits for each reply gets about one fsync per transaction. How many writes coincide depends on
+  timing, and the proxy adds latency, so the fsyncs under contention are indicative only. The
+  counters are server-wide: the counting scenario is the only client while it runs, and with
+  ZK_SERVERS they are those of the member the proxy fronts.
 * Heap allocations per acquisition (Go peers): runtime/metrics allocation counters over the
   timed window, divided by acquisitions; the driver's own allocations are included.
 * The ZooKeeper server shares the %d cores with the clients, so throughput figures are CPU-bound
@@ -378,6 +373,7 @@ func writeMulti(m *md, d *runData) {
 		m.row(mm.label, d.cell(mm.peer, id, a), fmtRatio(ratio(a, cur)), fmtAgg(d.get(mm.peer, id, fP50)),
 			fmtAgg(d.get(mm.peer, id, fP99)), h, me, d.fairness(mm.peer, id))
 	}
+	writeMultiCounts(m, d)
 }
 
 // multiContID is the contended multi-lock scenario's id for a mode.
