@@ -146,8 +146,8 @@ func (l *Lease) releaseOne() (bool, error) {
 	return l.count == 0, nil
 }
 
-// discard releases every acquisition of l as a cleanup (see node.discard): bounded by ctx and a
-// round trip's allowance, the delete going on in the background.
+// discard releases every acquisition of l as a cleanup (see node.discard): never past ctx, the
+// delete going on in the background.
 func (l *Lease) discard(ctx context.Context) {
 	l.mu.Lock()
 	had := l.count > 0

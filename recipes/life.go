@@ -167,16 +167,21 @@ func (n *node) discard(ctx context.Context) {
 	}
 }
 
-// cleanupContext bounds a cleanup (a failed acquire's rollback, the semaphore's internal mutex):
-// a round trip's allowance (abandonWait) while the framework is connected, even once ctx has
-// ended, so that on a healthy connection nothing of a failed acquire is left when it returns;
-// nothing at all while it is not, so that a partition never holds up the caller. Either way the
-// guaranteed delete goes on in the background.
+// cleanupWait bounds a cleanup on the caller's goroutine while its ctx is live: a round trip's
+// allowance, so that a healthy connection returns with the nodes gone, and a caller without a
+// deadline (context.Background()) is not held up by the retry policy on a partition.
+const cleanupWait = time.Second
+
+// cleanupContext bounds the cleanup of a failed or cancelled acquire (its own node, a
+// multi-lock's rollback, the semaphore's internal mutex), one rule for all: never past ctx.
+// While ctx is live and the framework connected the cleanup runs on the caller's goroutine, for
+// at most cleanupWait; once ctx has ended, or while the framework is not connected, it gets no
+// time at all. Whatever is not done by then goes on as a guaranteed delete in the background,
+// for as long as the framework is open, so nothing is left while the session lives. A node left
+// for the background still stands in its lock as a contender: it can make others wait a little
+// longer, never let one in.
 func cleanupContext(ctx context.Context, fw *framework.Framework) (context.Context, context.CancelFunc) {
-	if ctx.Err() != nil {
-		ctx = context.WithoutCancel(ctx)
-	}
-	c, cancel := context.WithTimeout(ctx, abandonWait)
+	c, cancel := context.WithTimeout(ctx, cleanupWait)
 	if !fw.State().IsConnected() {
 		cancel()
 	}

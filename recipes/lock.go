@@ -18,7 +18,8 @@ import (
 // lock directory (parents as containers), lists the directory, asks the driver, and waits on
 // the single node (or the directory) it names, until the driver says we hold the lock; a
 // vanished node is recreated under the framework's retry policy and the same deadline, and
-// on every failure our node is deleted before Acquire returns. The lease it returns is
+// on every failure our node is deleted: before Acquire returns while ctx is live, else in the
+// background (a guaranteed delete; a cleanup never outlasts ctx). The lease it returns is
 // reentrant through Lease.Reenter, tells its owner when the lock may be lost (Done), and
 // carries a fencing token.
 //
@@ -171,8 +172,8 @@ func (l *Lock) Driver() driver.Driver { return l.drv }
 
 // Acquire blocks until the driver says we hold the lock, and returns the lease. ctx bounds the
 // whole wait, re-queueing after a session expiry included; an already ended ctx fails before
-// any request. When ctx ends first, our node is deleted (in the background if the connection
-// is in doubt) and ctx's error is returned.
+// any request. When ctx ends first, ctx's error is returned at once and our node is deleted in
+// the background, by a guaranteed delete that goes on while the framework is open.
 func (l *Lock) Acquire(ctx context.Context) (*Lease, error) {
 	return l.acquireLease(ctx, l.drv, false)
 }

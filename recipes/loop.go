@@ -7,7 +7,6 @@ import (
 	"path"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -276,20 +275,16 @@ func (l *Lock) list(ctx context.Context) ([]string, error) {
 // lagging server would still show.
 var listHook atomic.Pointer[func(l *Lock, children []string) []string]
 
-// abandonWait bounds how long a failed acquire waits for the delete of its node on a live
-// connection before leaving it to the framework's guaranteed delete in the background: long
-// enough for a healthy round trip, short enough that a partition does not hold up a caller.
-const abandonWait = time.Second
-
-// abandon deletes a node we no longer want. A caller whose ctx has ended is not held up at
-// all: the guaranteed delete runs in the background.
+// abandon deletes a node we no longer want, as a cleanup (see cleanupContext): on the caller's
+// goroutine while its ctx is live and the framework connected, else, and for whatever is not
+// done in time, as a guaranteed delete in the background.
 func (l *Lock) abandon(ctx context.Context, p string) {
-	if ctx.Err() != nil {
+	dctx, cancel := cleanupContext(ctx, l.fw)
+	defer cancel()
+	if dctx.Err() != nil {
 		l.fw.DeleteInBackground(p)
 		return
 	}
-	dctx, cancel := context.WithTimeout(ctx, abandonWait)
-	defer cancel()
 	if err := l.fw.Delete(dctx, p, framework.Guaranteed()); err != nil && !errors.Is(err, framework.ErrNoNode) {
 		l.fw.Logger().Debug("recipes: cleanup delete continues in the background", "path", p, "err", err)
 	}

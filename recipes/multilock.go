@@ -119,6 +119,8 @@ func (m *InterProcessMultiLock) Paths() []string {
 // set in one transaction and waits until every lock is held; on failure its
 // nodes are deleted (in one transaction where it can) before it returns, and
 // on session expiry the whole set is queued again under the same deadline.
+// The cleanup never outlasts ctx: once ctx has ended Acquire returns at once
+// and the deletes go on in the background (guaranteed deletes).
 func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
@@ -250,15 +252,12 @@ func releaseAll(ctx context.Context, leases []Held) error {
 	return errors.Join(errs...)
 }
 
-// rollback releases the locks a failed Acquire had taken, as a cleanup bounded by
-// cleanupContext (a cancelled acquire returns within a round trip), the deletes going on in the
-// background past it. Only errors other than running out of that time are returned.
+// rollback releases the locks a failed Acquire had taken, as a cleanup bounded as
+// cleanupContext says (never past ctx: a cancelled acquire returns at once), the deletes going on
+// in the background past it. Only errors other than running out of that time are returned.
 func (ml *MultiLease) rollback(ctx context.Context) error {
 	ml.released = true
-	if ctx.Err() != nil {
-		ctx = context.WithoutCancel(ctx)
-	}
-	rctx, cancel := context.WithTimeout(ctx, abandonWait) // one allowance for the whole set
+	rctx, cancel := context.WithTimeout(ctx, cleanupWait) // one bound for the whole set
 	defer cancel()
 	var errs []error
 	for i := len(ml.leases) - 1; i >= 0; i-- {

@@ -158,8 +158,7 @@ func (s *txSet) paths() []string {
 }
 
 // abandon deletes the nodes of a set that failed, in one transaction where it can, as a cleanup
-// (cleanupContext): never past ctx while the connection is in doubt; the rest goes on in the
-// background.
+// (cleanupContext): never past ctx; the rest goes on in the background.
 func (s *txSet) abandon(ctx context.Context) {
 	dctx, cancel := cleanupContext(ctx, s.fw)
 	defer cancel()

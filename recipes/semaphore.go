@@ -86,7 +86,9 @@ func newSemaphore(fw *framework.Framework, p string, max int, countPath string, 
 func (s *InterProcessSemaphoreV2) Path() string { return s.path }
 
 // Acquire takes n leases under ctx as the one deadline for all of them. If it fails (ctx
-// ended, an error) it deletes every lease node it had already taken before returning. n below
+// ended, an error) it deletes every lease node it had already taken, and its internal mutex
+// node: before returning while ctx is live, else at once in the background (guaranteed
+// deletes, going on while the framework is open). n below
 // 1, or above a fixed maximum, is ErrInvalidArgument. A lease node that vanishes while we wait
 // (session expiry, an external delete) is replaced under the framework's retry policy,
 // internal mutex included.

@@ -34,8 +34,8 @@ func NewSemaphoreMutex(fw *framework.Framework, path string, opts ...SemaphoreOp
 // Path returns the lock directory.
 func (m *InterProcessSemaphoreMutex) Path() string { return m.sem.path }
 
-// Acquire blocks until the lock is held and returns its lease. When ctx ends first, nothing
-// is left behind and ctx's error is returned.
+// Acquire blocks until the lock is held and returns its lease. When ctx ends first, ctx's
+// error is returned at once and its nodes are deleted in the background (guaranteed deletes).
 func (m *InterProcessSemaphoreMutex) Acquire(ctx context.Context) (*SemaphoreLease, error) {
 	return m.take(m.sem.Acquire(ctx, 1))
 }
