@@ -252,6 +252,11 @@ func (f *Framework) Close() error {
 	return nil
 }
 
+// Done returns a channel that is closed as soon as Close is called: for work of the caller's
+// own that must end with the Framework, such as a pause between tries (operations already
+// return ErrClosed once it is closed).
+func (f *Framework) Done() <-chan struct{} { return f.quit }
+
 // drainEvents waits (bounded) until go-zookeeper closes its event channel, which it does after
 // all its goroutines have ended.
 func (f *Framework) drainEvents() {

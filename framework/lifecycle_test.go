@@ -38,6 +38,22 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 	p.Blackhole(false)
 }
 
+// Done is open while the Framework is, and closed once Close has been called.
+func TestDoneClosesAtClose(t *testing.T) {
+	f := zktest.Connect(t, shared)
+	select {
+	case <-f.Done():
+		t.Fatal("Done closed before Close")
+	default:
+	}
+	f.Close()
+	select {
+	case <-f.Done():
+	default:
+		t.Fatal("Done open after Close")
+	}
+}
+
 func TestTTLWithoutExtendedTypesIsUnimplemented(t *testing.T) {
 	c := zktest.Start(t) // extended types off
 	f := newFW(t, c.Servers())

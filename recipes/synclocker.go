@@ -41,7 +41,8 @@ const syncLockerMinPause = 50 * time.Millisecond
 
 // Lock blocks until the lock is held. After a failed acquire it pauses as the framework's
 // retry policy says (the longest pause it gave, once its retries are used up; never less than
-// 50 ms), waits for a connection and tries again. It panics if the framework is closed.
+// 50 ms), waits for a connection and tries again. It panics if the framework is closed, as
+// soon as it is: Close ends a pause or a wait for a connection at once.
 func (s *SyncLocker) Lock() {
 	var p pacer
 	for {
@@ -57,11 +58,23 @@ func (s *SyncLocker) Lock() {
 		}
 		pause := p.next(s.lock.fw.RetryPolicy())
 		s.lock.fw.Logger().Warn("recipes: SyncLocker.Lock: acquire failed; trying again", "path", s.lock.path, "err", err, "pause", pause)
-		time.Sleep(pause)
-		if err := s.lock.fw.WaitConnected(context.Background()); errors.Is(err, framework.ErrClosed) {
+		if err := s.pause(pause); errors.Is(err, framework.ErrClosed) {
 			panic(fmt.Sprintf("recipes: SyncLocker.Lock on %s: %v", s.lock.path, err))
 		}
 	}
+}
+
+// pause waits d, then for a connection; it ends with ErrClosed as soon as the framework
+// closes, so that Lock, which has no ctx, never outlasts Close by a pause.
+func (s *SyncLocker) pause(d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.lock.fw.Done():
+		return framework.ErrClosed
+	}
+	return s.lock.fw.WaitConnected(context.Background())
 }
 
 // pacer spaces the tries of one Lock call under a retry policy whose BackOff may stop.

@@ -3,13 +3,17 @@ package recipes_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/retry"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
@@ -51,6 +55,66 @@ func TestSyncLockerBacksOffAPermanentError(t *testing.T) {
 		t.Fatalf("%d requests in %v: Lock retries a permanent error without pausing", sent, window)
 	}
 	t.Logf("%d requests in %v", sent, window)
+}
+
+// SyncLocker.Lock has no ctx: its pause between tries must still end when the framework
+// closes, so that Lock panics (its documented end) promptly after Close, not after the pause.
+// The policy pauses 30 s; Close comes while Lock pauses (seen through its Warn log, an event).
+// On the code before this test Lock slept the whole pause with time.Sleep and ended 30 s late.
+func TestSyncLockerPauseEndsAtClose(t *testing.T) {
+	const pause = 30 * time.Second
+	zk := shared
+	paused := newLogSignal("SyncLocker.Lock: acquire failed")
+	fw := zktest.Connect(t, zk, framework.WithRetryPolicy(retry.NTimes(1, pause)), framework.WithLogger(slog.New(paused)))
+	m := mustMutex(t, fw, lockPath(t), recipes.WithListingLimit(1)) // every acquire fails: ErrQueueTooDeep
+	sl, err := recipes.NewSyncLocker(m.Lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan any, 1)
+	go func() {
+		defer func() { ended <- recover() }()
+		sl.Lock()
+	}()
+	select {
+	case <-paused.ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Lock never failed an acquire and paused")
+	}
+	fw.Close()
+	closed := time.Now()
+	select {
+	case r := <-ended:
+		if r == nil {
+			t.Fatal("Lock returned without the lock and without a panic")
+		}
+		if d := time.Since(closed); d > 2*time.Second {
+			t.Errorf("Lock panicked %v after Close, want promptly", d)
+		}
+		t.Logf("Lock ended %v after Close: %v", time.Since(closed), r)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Lock still pausing 10 s after Close (its pause: %v)", pause)
+	}
+}
+
+// logSignal is a slog.Handler that closes ch when a record at Warn or above whose message
+// contains msg is logged.
+type logSignal struct {
+	msg  string
+	once sync.Once
+	ch   chan struct{}
+}
+
+func newLogSignal(msg string) *logSignal { return &logSignal{msg: msg, ch: make(chan struct{})} }
+
+func (h *logSignal) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (h *logSignal) WithAttrs([]slog.Attr) slog.Handler           { return h }
+func (h *logSignal) WithGroup(string) slog.Handler                { return h }
+func (h *logSignal) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, h.msg) {
+		h.once.Do(func() { close(h.ch) })
+	}
+	return nil
 }
 
 // Each shared-count semaphore object read the count with a watch and kept a goroutine on that
