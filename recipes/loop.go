@@ -86,7 +86,7 @@ func (c *contender) wait(ctx context.Context, sess *framework.Session, children 
 		if err := c.lock.checkDepth(children); err != nil {
 			return grant{}, err
 		}
-		held, byWatch, serr := c.step(ctx, children)
+		held, byWatch, serr := c.step(ctx, sess, children)
 		if serr == nil && byWatch {
 			// The deletion of the node ahead proves that we are first only while our own node
 			// stands; an operator or a tool may have deleted it meanwhile, and the next contender
@@ -120,10 +120,10 @@ func (c *contender) stands(ctx context.Context) error {
 	return nil
 }
 
-// step decides on children and, if we do not hold, waits once for what the driver names. It
-// reports whether we hold: from the listing, or from the wait itself (byWatch: see waitFor;
-// the caller still checks that our node stands).
-func (c *contender) step(ctx context.Context, children []string) (held, byWatch bool, err error) {
+// step decides on children, a listing taken in epoch sess, and, if we do not hold, waits once
+// for what the driver names. It reports whether we hold: from the listing, or from the wait
+// itself (byWatch: see waitFor; the caller still checks that our node stands).
+func (c *contender) step(ctx context.Context, sess *framework.Session, children []string) (held, byWatch bool, err error) {
 	input, changed, err := c.lock.input.current(ctx)
 	if err != nil {
 		return false, false, err
@@ -157,7 +157,7 @@ func (c *contender) step(ctx context.Context, children []string) (held, byWatch 
 		held, err = c.waitDir(ctx, changed) // decided on the listing that came with the watch
 		return held, false, err
 	}
-	held, err = c.waitFor(ctx, dec, changed)
+	held, err = c.waitForIn(ctx, sess, dec, changed)
 	return held, held, err
 }
 
@@ -191,12 +191,24 @@ func (l *Lock) ours(name string) bool {
 // watch itself proves that we hold: the driver said its deletion does (GoneHolds), and it is
 // gone. The caller still checks that the session did not change meanwhile.
 func (c *contender) waitFor(ctx context.Context, dec driver.Decision, changed context.Context) (bool, error) {
+	return c.waitForIn(ctx, nil, dec, changed)
+}
+
+// waitForIn is waitFor for a decision on a listing taken in epoch sess (nil: not checked). A
+// watch set once sess has ended is not waited on: the read may have been retried in a later
+// session, in which our node may be gone with the old one (an expiry), while the node ahead,
+// still there, would hold the nodeless waiter until it goes. The caller lists again instead.
+// While sess is live the watch was set in it, and the end of sess wakes the wait.
+func (c *contender) waitForIn(ctx context.Context, sess *framework.Session, dec driver.Decision, changed context.Context) (bool, error) {
 	_, _, w, err := c.lock.fw.GetW(ctx, childPath(c.lock.path, dec.WatchNode))
 	if errors.Is(err, framework.ErrNoNode) {
 		return dec.GoneHolds, nil
 	}
 	if err != nil {
 		return false, err
+	}
+	if sess != nil && sess.Err() != nil {
+		return false, nil
 	}
 	ev, err := waitWatch(ctx, w, changed)
 	if err != nil {

@@ -55,6 +55,40 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, fa, p)) == 0 })
 }
 
+// A waiter whose watch request (getData on the node ahead) was in flight when its connection
+// dropped, and whose session then expired, must see that its node went with the session and
+// queue again at once. The framework retries the read in the new session, where it sets a
+// watch on the node ahead, which is still there, while the waiter has no node at all. On the
+// old code the waiter waited there, nodeless, until the holder released (this race made
+// TestMutexKilledSessionWhileWaiting fail about one run in ten).
+func TestMutexWaiterRequeuesWhenItsWatchLandsInANewSession(t *testing.T) {
+	zk := shared
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	fa := zktest.Connect(t, zk)
+	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
+	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
+	id, pw := proxy.Session()
+	proxy.CutReplyAfter(zktest.OpGetData)
+	got := leaseAsync(t, "waiter", 60*time.Second, mustMutex(t, fb, p).Acquire)
+	zktest.Eventually(t, 20*time.Second, "the waiter's watch request to be cut", func() bool {
+		return proxy.Requests()[zktest.OpGetData] >= 1 && !fb.State().IsConnected()
+	})
+	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
+		t.Fatal(err)
+	}
+	zktest.Eventually(t, 20*time.Second, "the waiter to queue again in its new session", func() bool {
+		sid := fb.SessionID()
+		return sid != 0 && sid != id && ownedBy(t, fa, p, sid) == 1
+	})
+	mustRelease(t, la)
+	lb := receive(t, got, "the waiter, after the holder released")
+	if lb == nil {
+		t.Fatal("waiter failed")
+	}
+	mustRelease(t, lb)
+}
+
 // Curator's testWaitingProcessKilledServer: the server dies and comes back
 // while a process waits; the waiter acquires once the holder releases, not
 // before.
