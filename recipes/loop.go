@@ -157,7 +157,7 @@ func (c *contender) step(ctx context.Context, sess *framework.Session, children 
 		held, err = c.waitDir(ctx, changed) // decided on the listing that came with the watch
 		return held, false, err
 	}
-	held, err = c.waitForIn(ctx, sess, dec, changed)
+	held, err = c.waitFor(ctx, sess, dec, changed)
 	return held, held, err
 }
 
@@ -190,16 +190,13 @@ func (l *Lock) ours(name string) bool {
 // waitFor watches the one node the decision names and waits for it. It reports true when the
 // watch itself proves that we hold: the driver said its deletion does (GoneHolds), and it is
 // gone. The caller still checks that the session did not change meanwhile.
-func (c *contender) waitFor(ctx context.Context, dec driver.Decision, changed context.Context) (bool, error) {
-	return c.waitForIn(ctx, nil, dec, changed)
-}
-
-// waitForIn is waitFor for a decision on a listing taken in epoch sess (nil: not checked). A
-// watch set once sess has ended is not waited on: the read may have been retried in a later
-// session, in which our node may be gone with the old one (an expiry), while the node ahead,
-// still there, would hold the nodeless waiter until it goes. The caller lists again instead.
-// While sess is live the watch was set in it, and the end of sess wakes the wait.
-func (c *contender) waitForIn(ctx context.Context, sess *framework.Session, dec driver.Decision, changed context.Context) (bool, error) {
+//
+// The decision was made on a listing taken in epoch sess (nil: not checked). A watch set once
+// sess has ended is not waited on: the read may have been retried in a later session, in which
+// our node may be gone with the old one (an expiry), while the node ahead, still there, would
+// hold the nodeless waiter until it goes. The caller lists again instead. While sess is live
+// the watch was set in it, and the end of sess wakes the wait.
+func (c *contender) waitFor(ctx context.Context, sess *framework.Session, dec driver.Decision, changed context.Context) (bool, error) {
 	_, _, w, err := c.lock.fw.GetW(ctx, childPath(c.lock.path, dec.WatchNode))
 	if errors.Is(err, framework.ErrNoNode) {
 		return dec.GoneHolds, nil

@@ -48,7 +48,7 @@ func (s *txSet) wait(ctx context.Context, sess *framework.Session, children [][]
 		case blocked >= 0 && s.try:
 			return s.locked(blocked, dec)
 		case blocked >= 0:
-			gone, werr := s.waitOn(ctx, blocked, dec)
+			gone, werr := s.waitOn(ctx, sess, blocked, dec)
 			if werr != nil {
 				return werr
 			}
@@ -108,9 +108,11 @@ func (s *txSet) locked(i int, dec driver.Decision) error {
 	return &LockedError{Path: l.path, Reason: "by another contender"}
 }
 
-// waitOn waits once for the node that lock i's decision names, and reports whether its
-// deletion grants lock i (see contender.waitFor).
-func (s *txSet) waitOn(ctx context.Context, i int, dec driver.Decision) (bool, error) {
+// waitOn waits once for the node that lock i's decision, made on a listing of epoch sess,
+// names, and reports whether its deletion grants lock i (see contender.waitFor: a watch set
+// once sess has ended is not waited on, so a set whose nodes went with an expired session
+// lists again and queues anew instead of waiting, nodeless, on a watch of the new session).
+func (s *txSet) waitOn(ctx context.Context, sess *framework.Session, i int, dec driver.Decision) (bool, error) {
 	c := s.cs[i]
 	if ctx.Err() != nil {
 		return false, ctx.Err()
@@ -119,7 +121,7 @@ func (s *txSet) waitOn(ctx context.Context, i int, dec driver.Decision) (bool, e
 		s.queued = true
 		c.lock.event(eventQueued, c.path, 0, nil)
 	}
-	return c.waitFor(ctx, dec, nil)
+	return c.waitFor(ctx, sess, dec, nil)
 }
 
 // list lists the directory of every lock not yet held (nil for a lock held), and checks that

@@ -116,3 +116,37 @@ func TestTxMultiLockNodeDeletedWhileWaiting(t *testing.T) {
 		})
 	}
 }
+
+// The transactional set's form of TestMutexWaiterRequeuesWhenItsWatchLandsInANewSession: its
+// watch request on the node ahead is cut with the connection and the session expires; the read,
+// retried in the new session, sets a watch there on the holder's node, which still stands,
+// while the set's nodes went with the old session. The set must queue again at once, not wait
+// nodeless until the holder releases.
+func TestTxMultiLockRequeuesWhenItsWatchLandsInANewSession(t *testing.T) {
+	zk := shared
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p := lockPath(t)
+	a, b, c := p+"/a", p+"/b", p+"/c"
+	fa := zktest.Connect(t, zk)
+	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
+	blocker := mustAcquire(t, mustMutex(t, fa, b), 10*time.Second)
+	id, pw := proxy.Session()
+	proxy.CutReplyAfter(zktest.OpGetData)
+	got := acquireMultiAsync(mustTx(t, fb, a, b, c), ctxFor(t, 60*time.Second))
+	zktest.Eventually(t, 20*time.Second, "the set's watch request to be cut", func() bool {
+		return proxy.Requests()[zktest.OpGetData] >= 1 && !fb.State().IsConnected()
+	})
+	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
+		t.Fatal(err)
+	}
+	zktest.Eventually(t, 20*time.Second, "the set to queue again in its new session", func() bool {
+		sid := fb.SessionID()
+		return sid != 0 && sid != id && ownedBy(t, fa, a, sid) == 1 && ownedBy(t, fa, b, sid) == 1 && ownedBy(t, fa, c, sid) == 1
+	})
+	mustRelease(t, blocker)
+	r := receive(t, got, "the set, after the blocker released")
+	if r.err != nil {
+		t.Fatalf("Acquire: %v", r.err)
+	}
+	releaseMulti(t, r.l)
+}
