@@ -173,7 +173,7 @@ func (p *Proxy) Requests() map[int32]int64 {
 // delivered to the client since the start or the last ResetCounts.
 func (p *Proxy) Notifications() int64 { return p.notifications.Load() }
 
-// ResetCounts zeroes the request and notification counts.
+// ResetCounts zeroes the request, notification and cut counts.
 func (p *Proxy) ResetCounts() {
 	p.mu.Lock()
 	clear(p.counts)
