@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"errors"
 	"path"
 	"time"
 
@@ -159,4 +160,84 @@ func (l eagerLock) eager(h Holder, err error) (Holder, error) {
 		_ = l.fw.Delete(ctx, lh.l.Path(), framework.Guaranteed()) // NoNode after a release
 	}()
 	return lh, nil
+}
+
+// oneByOneLock is a broken multi-lock for the transactional row's self-test: it takes one mutex
+// after another in the order the caller named the paths (no transaction, no sorting), holding
+// the earlier ones while it waits for the next. Two callers that name shared paths in crossing
+// orders can each hold what the other waits for: a deadlock, which only their deadlines end.
+type oneByOneLock struct {
+	fw    *framework.Framework
+	paths []string
+}
+
+// oneByOne replaces a transactional multi-lock of the workload by a oneByOneLock on its paths,
+// in its order.
+func oneByOne(fw *framework.Framework, spec OpSpec) Locker {
+	return oneByOneLock{fw: fw, paths: spec.Locker.(txMultiLocker).m.Paths()}
+}
+
+func (l oneByOneLock) Acquire(ctx context.Context) (Holder, error) { return l.take(ctx, false) }
+func (l oneByOneLock) TryAcquire(ctx context.Context) (Holder, error) {
+	return l.take(ctx, true)
+}
+
+// take acquires (or, with try, try-acquires) each mutex in turn; on failure it releases what it
+// holds, with a fresh bounded context.
+func (l oneByOneLock) take(ctx context.Context, try bool) (Holder, error) {
+	h := &oneByOneHolder{paths: l.paths}
+	for _, p := range l.paths {
+		m, err := recipes.NewMutex(l.fw, p)
+		var le *recipes.Lease
+		if err == nil && try {
+			le, err = m.TryAcquire(ctx)
+		} else if err == nil {
+			le, err = m.Acquire(ctx)
+		}
+		if err != nil {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			_ = h.Release(rctx)
+			return nil, err
+		}
+		h.leases = append(h.leases, le)
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	for _, le := range h.leases {
+		context.AfterFunc(le.Context(), h.cancel) // Done: when any lease may be lost
+	}
+	return h, nil
+}
+
+type oneByOneHolder struct {
+	paths  []string
+	leases []*recipes.Lease
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (h *oneByOneHolder) Done() <-chan struct{} { return h.ctx.Done() }
+func (h *oneByOneHolder) Err() error {
+	for _, le := range h.leases {
+		if err := le.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+func (h *oneByOneHolder) Parts() []Part {
+	out := make([]Part, len(h.leases))
+	for i, le := range h.leases {
+		out[i] = leasePart(le, h.paths[i])
+	}
+	return out
+}
+
+// Release releases the leases in the reverse order.
+func (h *oneByOneHolder) Release(ctx context.Context) error {
+	var errs []error
+	for i := len(h.leases) - 1; i >= 0; i-- {
+		errs = append(errs, h.leases[i].Release(ctx))
+	}
+	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path"
 	"time"
@@ -33,6 +34,33 @@ func checkClean(ctx context.Context, e *Env, v *Verdict, baseline int) int {
 		v.add(CClean, "servers hold %d watches, %d before the run", watches, baseline)
 	}
 	return len(left)
+}
+
+// leftBehind waits (up to d) until no node is left under the run's lock paths, and returns
+// those still there, each with its owner session.
+func (e *Env) leftBehind(ctx context.Context, d time.Duration) []string {
+	deadline := time.Now().Add(d)
+	for {
+		left := e.nodesUnder(ctx, e.Root+"/locks")
+		if len(left) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return e.withOwners(ctx, left)
+		}
+		sleepCtx(ctx, 100*time.Millisecond)
+	}
+}
+
+// withOwners appends to each node its owner session.
+func (e *Env) withOwners(ctx context.Context, nodes []string) []string {
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = n
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if st, err := e.admin.Exists(rctx, n); err == nil && st != nil {
+			out[i] = fmt.Sprintf("%s (session 0x%x)", n, st.EphemeralOwner)
+		}
+		cancel()
+	}
+	return out
 }
 
 // nodesUnder lists the leaf nodes below root (lock nodes: the directories

@@ -24,7 +24,7 @@ const (
 	Blackhole09  FaultKind = "blackhole-0.9T"
 	Blackhole2   FaultKind = "blackhole-2T"
 	Expire       FaultKind = "expire"        // closeSession of a holder's session on the server
-	CutCreate    FaultKind = "cut-create"    // swallow a create's reply and close the connection
+	CutCreate    FaultKind = "cut-create"    // swallow a create's (or a creating multi's) reply and close the connection
 	CutDelete    FaultKind = "cut-delete"    // the same for a delete (a release)
 	ResetStorm   FaultKind = "reset-storm"   // drop a random client's connections every 200 ms
 	Latency      FaultKind = "latency"       // 0..T/2 of delay with jitter, for 3 s
@@ -77,9 +77,11 @@ func (n *nemesis) inject(ctx context.Context, k FaultKind) error {
 	case Expire:
 		return n.expire(ctx)
 	case CutCreate:
-		return n.cut(ctx, k, zktest.OpCreate, zktest.OpCreate2)
+		// A transaction that creates (a transactional multi-lock queueing its set) is a create
+		// too; one that begins with a check (a guarded write) or a delete is spared.
+		return n.cut(ctx, k, []int32{zktest.OpCreate}, zktest.OpCreate, zktest.OpCreate2)
 	case CutDelete:
-		return n.cut(ctx, k, zktest.OpDelete)
+		return n.cut(ctx, k, nil, zktest.OpDelete)
 	case ResetStorm:
 		return n.storm(ctx)
 	case Latency:
@@ -259,16 +261,29 @@ func (n *nemesis) expire(ctx context.Context) error {
 	return err
 }
 
-// cut arms a one-shot reply cut on a random client's proxies for up to 2 s.
-func (n *nemesis) cut(ctx context.Context, k FaultKind, ops ...int32) error {
+// cutFired ends the Note that says a cut hit a request (recorded when the cut is disarmed).
+const cutFired = " fired"
+
+// cut arms a one-shot reply cut on a random client's proxies for up to 2 s: requests with one of
+// ops, and transactions whose first operation is one of multiFirst. A cut that fired is noted.
+func (n *nemesis) cut(ctx context.Context, k FaultKind, multiFirst []int32, ops ...int32) error {
 	c := n.e.clients[n.rng.IntN(len(n.e.clients))]
 	n.record(k, []*Client{c})
+	var before int64
 	for _, p := range c.proxies {
+		before += p.Cuts()
 		p.CutReplyAfter(ops...)
+		p.CutReplyAfterMulti(multiFirst...)
 	}
 	sleepCtx(ctx, 2*time.Second)
+	var after int64
 	for _, p := range c.proxies {
 		p.CutReplyAfter()
+		p.CutReplyAfterMulti()
+		after += p.Cuts()
+	}
+	if after > before {
+		n.e.H.Add(Event{Proc: c.Name, Kind: Note, Detail: string(k) + cutFired})
 	}
 	n.heal(k)
 	return nil
@@ -311,6 +326,7 @@ func (n *nemesis) healAll() {
 			p.Blackhole(false)
 			p.Delay(0)
 			p.CutReplyAfter()
+			p.CutReplyAfterMulti()
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,12 @@ type Scenario struct {
 	// Handoff runs the handoff checker (told holders that had not stopped against the next
 	// grant); rows whose workload has stopping holders (StopMax) run it anyway.
 	Handoff bool
+	// LiveOrphans looks for nodes left under the lock paths once every worker has stopped (its
+	// holds released, its acquires cancelled and cleaned up) and before the clients close: a
+	// node of a session still open there (a part of a set left by a lost reply, an expiry or
+	// a cancel) would block its lock for as long as that session lives. The clean checker
+	// reports each, beside what is left after the clients closed.
+	LiveOrphans bool
 }
 
 // Config is how a scenario runs.
@@ -66,6 +73,7 @@ type Result struct {
 	// longest such overlap (rows that run the handoff checker).
 	Overlaps    int
 	OverlapMax  time.Duration
+	CutsFired   int // reply cuts (cut-create, cut-delete) that hit a request
 	History     *History
 	HistoryFile string
 }
@@ -83,10 +91,14 @@ func Run(ctx context.Context, cluster *zktest.Cluster, sc Scenario, cfg Config) 
 	res := &Result{Row: sc.Row, Name: sc.Name, Seed: cfg.Seed, Verdict: newVerdict(), History: e.H}
 	baseline := watchCount(ctx, cluster)
 	var quiet int64
+	var liveLeft []string
 	if sc.Script != nil {
 		err = sc.Script(ctx, e, cfg, res.Verdict)
 	} else {
 		quiet, err = runWorkload(ctx, e, sc, cfg)
+	}
+	if err == nil && sc.LiveOrphans {
+		liveLeft = e.leftBehind(ctx, 3*e.T)
 	}
 	for _, c := range e.clients {
 		c.close()
@@ -95,6 +107,10 @@ func Run(ctx context.Context, cluster *zktest.Cluster, sc Scenario, cfg Config) 
 		return res, err
 	}
 	judge(ctx, e, sc, cfg, res, quiet, baseline)
+	for _, n := range liveLeft {
+		res.Verdict.add(CClean, "node %s left after every worker stopped, its session still open", n)
+	}
+	res.Orphans += len(liveLeft)
 	if res.Verdict.Total() > 0 {
 		res.HistoryFile = saveHistory(e.H, cfg, sc)
 	}
@@ -220,6 +236,8 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 			}
 		case ev.Kind == NodeMissing && ev.OK:
 			res.DeadGrants++
+		case ev.Kind == Note && strings.HasSuffix(ev.Detail, cutFired):
+			res.CutsFired++
 		case isLost(ev):
 			res.Lost++
 		}
@@ -232,7 +250,7 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 // blocking reports whether a workload's contenders keep waiting (so that
 // liveness applies to each of them).
 func blocking(w Workload) bool {
-	return w == WMutex || w == WRW || w == WSem || w == WMulti || w == WLeader || w == WSelector
+	return w == WMutex || w == WRW || w == WSem || w == WMulti || w == WTxMulti || w == WLeader || w == WSelector
 }
 
 // readRegisters reads every znode register of the run.

@@ -19,7 +19,9 @@ var Full = Size{N: 32, Small: 8, CS: 20 * time.Millisecond, Gap: 6 * time.Second
 
 // Table returns the rows of reliability.md §A4 (row 20 is the sequence
 // parser's unit test in driver/, row 21 the self-tests of this package),
-// then rows 22-24: leader election under faults that end terms (issue 10).
+// then rows 22-24: leader election under faults that end terms (issue 10),
+// rows 25-28: stopping holders (issue 16), row 29: the transactional
+// multi-lock under lost replies of its transaction, expiries and cancels (issue 18).
 func Table(s Size) []Scenario {
 	mutex := func(n int) WorkloadSpec { return WorkloadSpec{Kind: WMutex, Clients: n, CS: s.CS} }
 	// A term lasts up to 10 critical sections, over which the leader writes.
@@ -75,7 +77,15 @@ func Table(s Size) []Scenario {
 		{Row: 27, Name: "stopping leaders, leader reset/blackhole 0.4T, selector",
 			Workload: stopping(WorkloadSpec{Kind: WSelector, Clients: s.Small}), Faults: blips, Gap: s.Gap},
 		{Row: 28, Name: "stopping command under zklock exec, holder reset/blackhole 0.4T", Script: scriptRow28, Handoff: true},
+		{Row: 29, Name: "tx multi-lock random orders, create-reply cut/expiry/cancel", Workload: txMulti(s.N, s.CS),
+			Faults: []FaultKind{CutCreate, Expire}, Gap: s.Gap / 3, LiveOrphans: true},
 	}
+}
+
+// txMulti is row 29's workload (issue 18): transactional multi-locks over random subsets of 2-3
+// of 4 paths named in random orders, with cancels and tries among the acquires.
+func txMulti(n int, cs time.Duration) WorkloadSpec {
+	return WorkloadSpec{Kind: WTxMulti, Clients: n, Paths: 4, CS: cs}
 }
 
 // StopMin and StopMax bound the stop delay of rows 25-28's holders: well below the loss grace
@@ -86,4 +96,4 @@ const (
 )
 
 // FastRows are the rows CI runs (reliability.md §A4 harness notes).
-var FastRows = map[int]bool{1: true, 2: true, 6: true, 8: true, 9: true, 10: true, 13: true, 14: true, 16: true, 18: true, 19: true, 23: true, 25: true}
+var FastRows = map[int]bool{1: true, 2: true, 6: true, 8: true, 9: true, 10: true, 13: true, 14: true, 16: true, 18: true, 19: true, 23: true, 25: true, 29: true}

@@ -193,28 +193,40 @@ func (w *worker) act(ctx context.Context, spec OpSpec, op int64, got Holder, par
 	}
 }
 
-// checkNode records a NodeMissing event when a granted lease's node is
-// not on the servers right after the grant (OK: its Done had closed) (read through the admin
+// checkNode records a NodeMissing event when a granted lease's node (any node of a
+// transactional set) is not on the servers right after the grant (OK: its Done had closed) (read through the admin
 // session, after a sync). A grant made from a stale view, for instance
 // after the waiter's session expired at the handoff, shows up this way.
 func (e *Env) checkNode(ctx context.Context, proc string, op int64, got Holder) {
-	var p string
+	var ps []string
 	switch h := got.(type) {
 	case leaseHolder:
-		p = h.l.Path()
+		ps = []string{h.l.Path()}
 	case termHolder:
-		p = h.t.Path()
+		ps = []string{h.t.Path()}
+	case txHolder:
+		ps = h.nodes() // one transaction created them all: each must still be there
 	default:
 		return
 	}
 	cctx, cancel := context.WithTimeout(ctx, 2*e.T)
 	defer cancel()
-	if err := e.admin.Sync(cctx, p); err != nil {
-		return
+	for _, p := range ps {
+		if !e.checkOneNode(cctx, proc, op, got, p) {
+			return
+		}
 	}
-	st, err := e.admin.Exists(cctx, p)
+}
+
+// checkOneNode is checkNode for one of the grant's nodes, p; false if it could not look.
+func (e *Env) checkOneNode(ctx context.Context, proc string, op int64, got Holder, p string) bool {
+	if err := e.admin.Sync(ctx, p); err != nil {
+		return false
+	}
+	st, err := e.admin.Exists(ctx, p)
 	switch {
 	case err != nil:
+		return false
 	case st == nil:
 		// A lease told of its loss deletes its node in the background:
 		// only a missing node under an open Done is suspect.
@@ -224,6 +236,7 @@ func (e *Env) checkNode(ctx context.Context, proc string, op int64, got Holder) 
 		e.H.Add(Event{Proc: proc, Kind: Contract, Op: op, Err: fmt.Sprintf("node %s belongs to 0x%x", p, st.EphemeralOwner),
 			Detail: fmt.Sprintf("a grant names session 0x%x", sessionOf(got))})
 	}
+	return true
 }
 
 // pinBound is how long a pinned holder waits for its Done, in session timeouts.

@@ -21,6 +21,9 @@ const (
 	WTry    Workload = "try"    // TryAcquire only
 	WCancel Workload = "cancel" // acquires with random 1-100 ms deadlines
 	WHerd   Workload = "herd"   // many waiters per session on one mutex
+	// WTxMulti: a transactional multi-lock over random subsets of Paths mutexes, named in a
+	// random order (no sorting); some acquires are cancelled after 1-100 ms, some are tries.
+	WTxMulti Workload = "txmulti"
 	// WLeader: one LeaderLatch per session on one election path; a leader
 	// makes fenced writes while its term is live, then gives leadership up
 	// (closes its latch and starts a new one) unless a fault ended the term.
@@ -36,7 +39,7 @@ type WorkloadSpec struct {
 	Clients int           // sessions
 	Workers int           // contenders per session (default 1)
 	K       int           // semaphore leases (WSem)
-	Paths   int           // lock paths (WMulti)
+	Paths   int           // lock paths (WMulti, WTxMulti)
 	CS      time.Duration // longest critical section
 	Idle    time.Duration // pause between a worker's acquisitions (lets containers be reaped)
 	// StopMin..StopMax, when StopMax > 0, makes every holder a stopping one, as real holders
@@ -52,7 +55,7 @@ func (e *Env) lockPath(i int) string { return fmt.Sprintf("%s/locks/l%d", e.Root
 // lockPaths returns the lock paths a workload uses.
 func (s WorkloadSpec) lockPaths(e *Env) []string {
 	n := 1
-	if s.Kind == WMulti {
+	if s.Kind == WMulti || s.Kind == WTxMulti {
 		n = max(2, s.Paths)
 	}
 	out := make([]string, n)
@@ -112,6 +115,8 @@ func (s WorkloadSpec) picker(e *Env, c *Client) (Picker, error) {
 		}, nil
 	case WMulti:
 		return s.multiPicker(e, c, long), nil
+	case WTxMulti:
+		return s.txMultiPicker(e, c, long), nil
 	case WLeader, WSelector:
 		return s.electionPicker(e, c, long)
 	}
@@ -133,5 +138,31 @@ func (s WorkloadSpec) multiPicker(e *Env, c *Client, long time.Duration) Picker 
 			panic(err) // distinct, non-nested paths: cannot fail
 		}
 		return OpSpec{Locker: l, Res: sub[0], Mode: "x", Deadline: long, Write: true}
+	}
+}
+
+// txMultiPicker takes a random subset of 2..3 of the paths each time, in a random order, through
+// a transactional multi-lock: 7 in 10 acquires wait (up to long), 2 in 10 are cancelled by a
+// deadline of 1-100 ms (most while queued), 1 in 10 is a TryAcquire.
+func (s WorkloadSpec) txMultiPicker(e *Env, c *Client, long time.Duration) Picker {
+	paths := s.lockPaths(e)
+	return func(rng *rand.Rand) OpSpec {
+		perm := rng.Perm(len(paths)) // a random order: crossing orders between callers
+		sub := make([]string, 2+rng.IntN(min(2, len(paths)-1)))
+		for i := range sub {
+			sub[i] = paths[perm[i]]
+		}
+		l, err := TxMultiLocker(c.FW, sub...)
+		if err != nil {
+			panic(err) // distinct, non-nested paths: cannot fail
+		}
+		spec := OpSpec{Locker: l, Res: sub[0], Mode: "x", Deadline: long, Write: true}
+		switch r := rng.IntN(10); {
+		case r < 2:
+			spec.Cancel, spec.Deadline = true, time.Duration(1+rng.IntN(100))*time.Millisecond
+		case r < 3:
+			spec.Try = true
+		}
+		return spec
 	}
 }

@@ -26,7 +26,8 @@
 // Faults between one client and the server: a Proxy, plugged in through
 // go-zookeeper's zk.WithDialer, parses ZooKeeper's framing and can drop
 // connections, blackhole or delay traffic, lose the reply of a chosen
-// request (CutReplyAfter), and counts requests by opcode and watch
+// request (CutReplyAfter; CutReplyAfterMulti for a transaction by its first
+// operation), and counts requests by opcode and watch
 // notifications. ExpireSession expires a session on the server for real, by
 // attaching to it and closing it; Expire(ctx, c, fw) does it to any
 // framework.Framework, with the credentials from fw.SessionCredentials.

@@ -40,6 +40,16 @@ func requestHeader(frame []byte) (xid, op int32, ok bool) {
 	return int32(binary.BigEndian.Uint32(frame[4:])), int32(binary.BigEndian.Uint32(frame[8:])), true
 }
 
+// firstMultiOp returns the opcode of the first operation of a transaction
+// (an OpMulti request frame: its first MultiHeader follows the request
+// header), or -1 for any other request.
+func firstMultiOp(frame []byte, op int32) int32 {
+	if op != OpMulti || len(frame) < 16 {
+		return -1
+	}
+	return int32(binary.BigEndian.Uint32(frame[12:]))
+}
+
 // replyXid returns the xid of a server frame after the ConnectResponse.
 func replyXid(frame []byte) (int32, bool) {
 	if len(frame) < 8 {

@@ -26,7 +26,9 @@ type Proxy struct {
 	conns     map[*proxyConn]struct{}
 	closed    bool
 	blackhole bool
-	cutOps    map[int32]bool // armed by CutReplyAfter; cleared when it fires
+	cutOps    map[int32]bool // armed by CutReplyAfter; cleared when a cut fires
+	cutMulti  map[int32]bool // armed by CutReplyAfterMulti (first operations); cleared when a cut fires
+	cuts      int64          // cuts fired
 	counts    map[int32]int64
 	sessionID int64
 	passwd    []byte
@@ -57,7 +59,7 @@ func OpenProxy(target string) (*Proxy, error) {
 	p := &Proxy{
 		target: target, ln: ln,
 		conns:  make(map[*proxyConn]struct{}),
-		cutOps: make(map[int32]bool),
+		cutOps: make(map[int32]bool), cutMulti: make(map[int32]bool),
 		counts: make(map[int32]int64),
 	}
 	p.wg.Add(1)
@@ -122,7 +124,8 @@ func (p *Proxy) Delay(d time.Duration) { p.delay.Store(int64(d)) }
 // CutReplyAfter arms a one-shot fault: the next request with one of these
 // opcodes is forwarded to the server, then its reply is swallowed and the
 // connection closed, as when a create is applied but its answer is lost.
-// A later call replaces the armed opcodes; no opcodes disarms it.
+// A later call replaces the armed opcodes; no opcodes disarms it. Whichever
+// cut fires first, this one or CutReplyAfterMulti's, disarms both.
 func (p *Proxy) CutReplyAfter(opcodes ...int32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -130,6 +133,31 @@ func (p *Proxy) CutReplyAfter(opcodes ...int32) {
 	for _, op := range opcodes {
 		p.cutOps[op] = true
 	}
+}
+
+// CutReplyAfterMulti arms the same one-shot fault for the next transaction
+// (an OpMulti request) whose first operation has one of these opcodes:
+// CutReplyAfterMulti(OpCreate) loses the reply of a transaction that creates
+// nodes (a transactional multi-lock's queueing) and spares those that begin
+// with a check (a guarded write) or a delete. Arming OpMulti itself with
+// CutReplyAfter cuts any transaction. A later call replaces the armed
+// opcodes; no opcodes disarms it. Whichever cut fires first, this one or
+// CutReplyAfter's, disarms both.
+func (p *Proxy) CutReplyAfterMulti(firstOps ...int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cutMulti = make(map[int32]bool, len(firstOps))
+	for _, op := range firstOps {
+		p.cutMulti[op] = true
+	}
+}
+
+// Cuts returns how many armed reply cuts have fired since the start or the
+// last ResetCounts.
+func (p *Proxy) Cuts() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cuts
 }
 
 // Requests returns how many client requests of each opcode were forwarded
@@ -145,10 +173,11 @@ func (p *Proxy) Requests() map[int32]int64 {
 // delivered to the client since the start or the last ResetCounts.
 func (p *Proxy) Notifications() int64 { return p.notifications.Load() }
 
-// ResetCounts zeroes the request and notification counts.
+// ResetCounts zeroes the request, notification and cut counts.
 func (p *Proxy) ResetCounts() {
 	p.mu.Lock()
 	clear(p.counts)
+	p.cuts = 0
 	p.notifications.Store(0)
 	p.mu.Unlock()
 }
@@ -224,8 +253,9 @@ func (p *Proxy) unregister(c *proxyConn) {
 }
 
 // forwardRequest decides the fate of a client request: false drops it
-// (blackhole). cut reports that its reply must be swallowed.
-func (p *Proxy) forwardRequest(c *proxyConn, op int32, counted bool) (forward, cut bool) {
+// (blackhole). cut reports that its reply must be swallowed. first is the
+// opcode of a transaction's first operation (-1 for other requests).
+func (p *Proxy) forwardRequest(c *proxyConn, op, first int32, counted bool) (forward, cut bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.blackhole {
@@ -235,8 +265,10 @@ func (p *Proxy) forwardRequest(c *proxyConn, op int32, counted bool) (forward, c
 	if counted {
 		p.counts[op]++
 	}
-	if p.cutOps[op] {
+	if p.cutOps[op] || op == OpMulti && p.cutMulti[first] {
 		clear(p.cutOps)
+		clear(p.cutMulti)
+		p.cuts++
 		return true, true
 	}
 	return true, false

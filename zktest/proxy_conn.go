@@ -121,7 +121,7 @@ func (c *proxyConn) readClient(q chan<- frameOut) {
 			xid, op, ok := requestHeader(b)
 			counted := ok && op != OpPing && xid != xidPing
 			var cut bool
-			forward, cut = c.p.forwardRequest(c, op, counted)
+			forward, cut = c.p.forwardRequest(c, op, firstMultiOp(b, op), counted)
 			if cut {
 				c.cutXid.Store(xid)
 				c.cutPending.Store(true)

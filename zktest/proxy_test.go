@@ -102,6 +102,44 @@ func TestProxyCutReplyAfter(t *testing.T) {
 	}
 }
 
+// CutReplyAfterMulti(OpCreate) spares a transaction that begins with a check (a guarded write)
+// and a plain create, and cuts the next transaction that creates: applied, its reply lost.
+func TestProxyCutReplyAfterMulti(t *testing.T) {
+	CheckGoroutines(t)
+	c := Start(t)
+	p := NewProxy(t, c.Member(0).Addr())
+	conn, events := connect(t, []string{p.Addr()}, 2*time.Second, p.Dialer())
+	if _, err := conn.Create("/m", nil, 0, acl); err != nil {
+		t.Fatalf("create /m: %v", err)
+	}
+	p.CutReplyAfterMulti(OpCreate)
+	if _, err := conn.Multi(&zk.CheckVersionRequest{Path: "/m", Version: -1},
+		&zk.SetDataRequest{Path: "/m", Data: []byte("w"), Version: -1}); err != nil {
+		t.Fatalf("a guarded write must not be cut: %v", err)
+	}
+	if _, err := conn.Create("/plain", nil, 0, acl); err != nil {
+		t.Fatalf("a plain create must not be cut: %v", err)
+	}
+	if n := p.Cuts(); n != 0 {
+		t.Fatalf("Cuts() = %d before the transaction that creates", n)
+	}
+	if _, err := conn.Multi(&zk.CreateRequest{Path: "/m/a", Acl: acl}, &zk.CreateRequest{Path: "/m/b", Acl: acl}); err == nil {
+		t.Fatal("the transaction succeeded although its reply was cut")
+	}
+	waitState(t, events, zk.StateHasSession, 10*time.Second)
+	for _, n := range []string{"/m/a", "/m/b"} {
+		if ok, _, err := conn.Exists(n); err != nil || !ok {
+			t.Fatalf("exists %s = %v, %v; want the transaction applied", n, ok, err)
+		}
+	}
+	if n := p.Cuts(); n != 1 {
+		t.Fatalf("Cuts() = %d, want 1", n)
+	}
+	if _, err := conn.Multi(&zk.CreateRequest{Path: "/m/c", Acl: acl}); err != nil {
+		t.Fatalf("the cut must be one-shot: %v", err)
+	}
+}
+
 func TestProxyDelayAndNotifications(t *testing.T) {
 	CheckGoroutines(t)
 	c := Start(t)
