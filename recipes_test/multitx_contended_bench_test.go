@@ -79,6 +79,7 @@ func BenchmarkTxMultiContended(b *testing.B) {
 				reqs := proxy.Requests()
 				b.ReportMetric(float64(reqs[zktest.OpGetData])/acq, "getData/acq")
 				b.ReportMetric(float64(reqs[zktest.OpGetChildren2])/acq, "list/acq")
+				b.ReportMetric(float64(reqs[zktest.OpExists])/acq, "exists/acq")
 				b.ReportMetric(float64(proxy.Notifications())/acq, "notif/acq")
 			})
 		}
