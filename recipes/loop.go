@@ -90,7 +90,7 @@ func (c *contender) wait(ctx context.Context, sess *framework.Session, children 
 		if serr == nil && byWatch {
 			// The deletion of the node ahead proves that we are first only while our own node
 			// stands; an operator or a tool may have deleted it meanwhile, and the next contender
-			// then passes it. An exists costs what the listing it replaces would, and less.
+			// then passes it. One exists: the round trip of the listing it replaces, without the children.
 			serr = c.stands(ctx)
 		}
 		if serr != nil {
