@@ -72,6 +72,59 @@ var cleanupCases = []cleanupCase{
 	}},
 }
 
+// cancelWhileWaiting starts tc's acquire on a client dialling through a proxy, waits until it
+// waits, applies fault to the proxy, cancels, and checks that the acquire returns
+// context.Canceled within bound. It returns the other client (fo), the acquirer's client (fa)
+// and the lock path, for the caller's checks of the cleanup.
+func cancelWhileWaiting(t *testing.T, tc cleanupCase, fault func(*zktest.Proxy), bound time.Duration) (fo, fa *framework.Framework, p string) {
+	t.Helper()
+	zk := shared
+	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	p = lockPath(t)
+	fo = zktest.Connect(t, zk)
+	fa = zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
+	t.Cleanup(func() { proxy.Delay(0); proxy.Blackhole(false) }) // before fa's Close
+	tc.prepare(t, fo, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- tc.acquire(ctx, fa, p) }()
+	zktest.Eventually(t, 10*time.Second, "the acquirer to wait", func() bool { return fa.Watches() > 0 })
+	fault(proxy)
+	cancel()
+	start := time.Now()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Acquire: %v, want context.Canceled", err)
+		}
+		d := time.Since(start)
+		if d > bound {
+			t.Errorf("a cancelled acquire returned %v after its ctx ended, want within %v", d, bound)
+		}
+		t.Logf("returned %v after its ctx ended", d)
+	case <-time.After(15 * time.Second):
+		t.Fatal("a cancelled acquire is still cleaning up 15 s after its ctx ended")
+	}
+	return fo, fa, p
+}
+
+// awaitLeft waits (30 s at most) until tc's directories hold only the other client's nodes: the
+// background deletes have finished.
+func awaitLeft(t *testing.T, tc cleanupCase, fo *framework.Framework, p string) {
+	t.Helper()
+	var left error
+	defer func() {
+		if t.Failed() && left != nil {
+			t.Logf("still left: %v", left)
+		}
+	}()
+	zktest.Eventually(t, 30*time.Second, "the background deletes to finish", func() bool {
+		left = tc.left(t, fo, p)
+		return left == nil
+	})
+}
+
 // A cleanup never blocks past the caller's ctx: a cancelled acquire that must roll back on a
 // live but slow connection (1.5 s per round trip) returns at once, and its nodes are gone once
 // the guaranteed deletes in the background have finished. On the code before this test, the
@@ -79,52 +132,32 @@ var cleanupCases = []cleanupCase{
 // had a round trip's allowance (1 s) past ctx on a connected framework: each returned about 1 s
 // after its ctx ended.
 func TestCancelledAcquireCleanupReturnsUnderLatency(t *testing.T) {
-	const (
-		delay = 750 * time.Millisecond // each way: 1.5 s per request
-		bound = 400 * time.Millisecond // well below the old allowance (1 s)
-	)
+	const delay = 750 * time.Millisecond // each way: 1.5 s per request
 	for _, tc := range cleanupCases {
 		t.Run(tc.name, func(t *testing.T) {
-			zk := shared
-			proxy := zktest.NewProxy(t, zk.Servers()[0])
-			p := lockPath(t)
-			fo := zktest.Connect(t, zk)
-			fa := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
-			t.Cleanup(func() { proxy.Delay(0) }) // before fa's Close
-			tc.prepare(t, fo, p)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- tc.acquire(ctx, fa, p) }()
-			zktest.Eventually(t, 10*time.Second, "the acquirer to wait", func() bool { return fa.Watches() > 0 })
-			proxy.Delay(delay)
-			cancel()
-			start := time.Now()
-			select {
-			case err := <-done:
-				if !errors.Is(err, context.Canceled) {
-					t.Fatalf("Acquire: %v, want context.Canceled", err)
-				}
-				d := time.Since(start)
-				if d > bound {
-					t.Errorf("a cancelled acquire returned %v after its ctx ended, want within %v", d, bound)
-				}
-				t.Logf("returned %v after its ctx ended", d)
-			case <-time.After(15 * time.Second):
-				t.Fatal("a cancelled acquire is still cleaning up 15 s after its ctx ended")
-			}
+			// 400 ms: well below the old allowance (1 s).
+			fo, fa, p := cancelWhileWaiting(t, tc, func(px *zktest.Proxy) { px.Delay(delay) }, 400*time.Millisecond)
 			if !fa.State().IsConnected() {
 				t.Fatalf("the slow connection was given up (%v): the test needs it live", fa.State())
 			}
-			var left error
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				if left = tc.left(t, fo, p); left == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("30 s after the acquire returned, the background deletes have not finished: %v", left)
-				}
-			}
+			awaitLeft(t, tc, fo, p)
+		})
+	}
+}
+
+// Issue 16.4: cleanups return when their ctx ends. A cancelled acquire that must roll back under
+// a blackhole returns at once, its deletes left to the background: a multi-lock (sequential and
+// transactional) that took its first lock, and a semaphore that holds its internal mutex. On the
+// old code they released with context.WithoutCancel and returned only after the retry policy
+// gave up (35 s).
+func TestCancelledAcquireCleanupReturnsUnderBlackhole(t *testing.T) {
+	for _, tc := range cleanupCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var proxy *zktest.Proxy
+			fo, fa, p := cancelWhileWaiting(t, tc, func(px *zktest.Proxy) { proxy = px; px.Blackhole(true) }, 2*time.Second)
+			proxy.Blackhole(false)
+			zktest.Eventually(t, 30*time.Second, "the acquirer to reconnect", func() bool { return fa.State().IsConnected() })
+			awaitLeft(t, tc, fo, p)
 		})
 	}
 }
