@@ -55,7 +55,7 @@ func NewReadWriteLock(fw *framework.Framework, path string, opts ...LockOption) 
 	if err != nil {
 		return nil, err
 	}
-	pairHalves(r, w)
+	pairHalves(r, w, true)
 	return &InterProcessReadWriteLock{read: &ReadLock{r}, write: &WriteLock{w}}, nil
 }
 

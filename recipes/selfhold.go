@@ -14,10 +14,11 @@ import (
 type selfKind int
 
 const (
-	selfNone   selfKind = iota
-	selfSame            // a lease taken through the same Lock: re-enter it
-	selfWriter          // the write lease of the same read-write lock, waited for by a read: Downgrade
-	selfReader          // a read lease of the same read-write lock, waited for by a write: no upgrade
+	selfNone         selfKind = iota
+	selfSame                  // a lease taken through the same Lock: re-enter it
+	selfWriter                // the write lease of the same read-write lock, waited for by a read: Downgrade
+	selfReader                // a read lease of the same read-write lock, waited for by a write: no upgrade
+	selfWriterNoDown          // selfWriter of a lock without Downgrade (kazoo's): release the write first
 	selfKinds
 )
 
@@ -29,8 +30,12 @@ type selfHold struct {
 
 // pairHalves makes r and w the two halves of one read-write lock, so that an acquire through
 // one of them can tell that a lease of the other, in this process, is what it waits behind.
-func pairHalves(r, w *Lock) {
+// downgrade says whether the lock has ReadLock().Downgrade (kazoo's has not).
+func pairHalves(r, w *Lock, downgrade bool) {
 	r.kin, r.kinKind = w, selfWriter
+	if !downgrade {
+		r.kinKind = selfWriterNoDown
+	}
 	w.kin, w.kinKind = r, selfReader
 }
 
@@ -64,6 +69,9 @@ func (h selfHold) lockedError(p string) *LockedError {
 	case selfWriter:
 		reason = fmt.Sprintf("by a write lease of this process, of the same read-write lock (%s): a read waits "+
 			"behind it until it is released; take the read with ReadLock().Downgrade(ctx, writeLease)", h.node)
+	case selfWriterNoDown:
+		reason = fmt.Sprintf("by a write lease of this process, of the same read-write lock (%s): a read waits "+
+			"behind it until it is released; this lock has no downgrade, release the write lease first", h.node)
 	case selfReader:
 		reason = fmt.Sprintf("by a read lease of this process, of the same read-write lock (%s): there is no upgrade, "+
 			"a write waits behind it until it is released; release the read lease first", h.node)
@@ -79,6 +87,8 @@ var selfWarnings = [selfKinds]string{
 		"it waits until that lease is released (re-enter a held lease with Lease.Reenter)",
 	selfWriter: "recipes: a read Acquire waits behind a write lease of this process, of the same read-write lock; " +
 		"it waits until that lease is released (take the read while holding the write with ReadLock().Downgrade)",
+	selfWriterNoDown: "recipes: a read Acquire waits behind a write lease of this process, of the same read-write lock; " +
+		"it waits until that lease is released (this lock has no downgrade: release the write lease first)",
 	selfReader: "recipes: a write Acquire waits behind a read lease of this process, of the same read-write lock; " +
 		"there is no upgrade: it waits until that lease is released (release the read lease first)",
 }

@@ -21,32 +21,46 @@ import (
 // and a blocking Acquire warns once. On the old code TryAcquire said "by another contender" and
 // nothing was logged.
 func TestReadWriteSelfWaitSaysSo(t *testing.T) {
+	kazoo := func(t testing.TB, fw *framework.Framework, p string, _ ...recipes.LockOption) *recipes.InterProcessReadWriteLock {
+		rw, err := recipes.NewKazooReadWriteLock(fw, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rw
+	}
 	tests := []struct {
 		name     string
+		newRW    func(t testing.TB, fw *framework.Framework, p string, opts ...recipes.LockOption) *recipes.InterProcessReadWriteLock
 		hold     func(rw *recipes.InterProcessReadWriteLock) (*recipes.Lease, error)
 		try      func(rw *recipes.InterProcessReadWriteLock) *recipes.Lock
 		advice   string // what TryAcquire's error and the warning must say
 		warnText string
 	}{
-		{"read while holding the write lock (downgrade)",
+		{"read while holding the write lock (downgrade)", mustRW,
 			func(rw *recipes.InterProcessReadWriteLock) (*recipes.Lease, error) {
 				return rw.WriteLock().Acquire(ctxFor(t, 10*time.Second))
 			},
 			func(rw *recipes.InterProcessReadWriteLock) *recipes.Lock { return rw.ReadLock().Lock },
 			"Downgrade", "waits behind a write lease of this process"},
-		{"write while holding a read lease (upgrade)",
+		{"write while holding a read lease (upgrade)", mustRW,
 			func(rw *recipes.InterProcessReadWriteLock) (*recipes.Lease, error) {
 				return rw.ReadLock().Acquire(ctxFor(t, 10*time.Second))
 			},
 			func(rw *recipes.InterProcessReadWriteLock) *recipes.Lock { return rw.WriteLock().Lock },
 			"no upgrade", "waits behind a read lease of this process"},
+		{"kazoo: read while holding the write lock (no downgrade)", kazoo,
+			func(rw *recipes.InterProcessReadWriteLock) (*recipes.Lease, error) {
+				return rw.WriteLock().Acquire(ctxFor(t, 10*time.Second))
+			},
+			func(rw *recipes.InterProcessReadWriteLock) *recipes.Lock { return rw.ReadLock().Lock },
+			"no downgrade", "waits behind a write lease of this process"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs zktest.LogBuffer
 			fw := zktest.Connect(t, shared, framework.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 			p := lockPath(t)
-			rw := mustRW(t, fw, p)
+			rw := tt.newRW(t, fw, p)
 			held, err := tt.hold(rw)
 			if err != nil {
 				t.Fatal(err)
@@ -58,7 +72,7 @@ func TestReadWriteSelfWaitSaysSo(t *testing.T) {
 				t.Fatalf("TryAcquire: %v (%+v), want a LockedError matching ErrSelfLocked, Held %s, saying %q", err, le, held.NodeName(), tt.advice)
 			}
 			// Another read-write lock object on the path is another contender, even in this process.
-			_, err = tt.try(mustRW(t, fw, p)).TryAcquire(ctxFor(t, 10*time.Second))
+			_, err = tt.try(tt.newRW(t, fw, p)).TryAcquire(ctxFor(t, 10*time.Second))
 			if !errors.Is(err, recipes.ErrLocked) || errors.Is(err, recipes.ErrSelfLocked) {
 				t.Fatalf("TryAcquire through another lock object: %v, want plain ErrLocked", err)
 			}
