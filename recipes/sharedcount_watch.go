@@ -9,8 +9,8 @@ import (
 )
 
 // Count returns the last count this SharedCount saw (Curator's getCount): from Start and the
-// watch while started, from its own Get, Set and TrySet; the seed (or 0) before any. It does no
-// I/O.
+// watch while started, from its own Get, TrySet and Set (of a node that exists: a Set that
+// creates the node is seen through the watch); the seed (or 0) before any. It does no I/O.
 func (c *SharedCount) Count() int32 { return c.VersionedValue().Value }
 
 // VersionedValue returns the last count seen with its node's version (Curator's
