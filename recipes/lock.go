@@ -33,9 +33,11 @@ type Lock struct {
 	input *inputWatch // the driver's input node, or nil
 	held  atomic.Int64
 
-	warnedDepth atomic.Bool // checkDepth warned once
-	warnedSelf  atomic.Bool // an Acquire waited behind a lease of this Lock: warned once
-	mine        sync.Map    // names of our nodes still standing (held, or lost and not yet deleted)
+	warnedDepth atomic.Bool            // checkDepth warned once
+	warnedSelf  [selfKinds]atomic.Bool // an Acquire waited behind a lease of this process: warned once per kind
+	mine        sync.Map               // names of our nodes still standing (held, or lost and not yet deleted)
+	kin         *Lock                  // the other half of a read-write lock, or nil (pairHalves)
+	kinKind     selfKind               // what a lease of kin that we wait behind is to us
 }
 
 // LockOption configures a Lock or a recipe built on one.

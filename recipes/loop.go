@@ -71,7 +71,8 @@ type contender struct {
 	name      string // its last segment
 	createdBy int64  // the session that created it
 	try       bool
-	queued    bool // the queued event was reported
+	queued    bool     // the queued event was reported
+	self      selfHold // the lease of this process that the last decision waits behind, if any
 }
 
 // wait decides on children, a listing taken in epoch sess, and waits and lists again until
@@ -135,22 +136,14 @@ func (c *contender) step(ctx context.Context, sess *framework.Session, children 
 	case dec.Holds:
 		return true, false, nil
 	case c.try:
-		if c.lock.ours(dec.WatchNode) {
-			return false, false, &LockedError{Path: c.lock.path,
-				Reason: fmt.Sprintf("by a lease of this process, taken through this Lock (%s): re-enter it with Lease.Reenter", dec.WatchNode)}
-		}
-		return false, false, &LockedError{Path: c.lock.path, Reason: "by another contender"}
+		return false, false, c.self.lockedError(c.lock.path)
 	case ctx.Err() != nil:
 		return false, false, ctx.Err()
 	}
 	if !c.queued {
 		c.queued = true
 		c.lock.event(eventQueued, c.path, 0, nil)
-		if c.lock.ours(dec.WatchNode) && c.lock.warnedSelf.CompareAndSwap(false, true) {
-			c.lock.fw.Logger().Warn("recipes: Acquire waits behind a lease of this process taken through the same Lock; "+
-				"it waits until that lease is released (re-enter a held lease with Lease.Reenter)",
-				"lock", c.lock.path, "held", dec.WatchNode)
-		}
+		c.lock.warnSelf(c.self)
 	}
 	switch {
 	case dec.WatchDir:
@@ -162,7 +155,8 @@ func (c *contender) step(ctx context.Context, sess *framework.Session, children 
 }
 
 // evaluate asks the driver about children, and refuses a grant (or a grant on the watched
-// node's deletion) that would jump the queue: see driver.CheckGrant.
+// node's deletion) that would jump the queue: see driver.CheckGrant. A decision to wait notes
+// in c.self the lease of this process, if any, that it waits behind.
 func (c *contender) evaluate(children []string, input []byte) (driver.Decision, error) {
 	dec, v, err := driver.Evaluate(c.drv, children, c.name, input)
 	switch {
@@ -174,6 +168,9 @@ func (c *contender) evaluate(children []string, input []byte) (driver.Decision, 
 		if err := driver.CheckGrant(v); err != nil {
 			return dec, c.lock.orderError(err)
 		}
+	}
+	if !dec.Holds {
+		c.self = c.lock.selfHoldIn(v, dec)
 	}
 	return dec, nil
 }

@@ -46,7 +46,7 @@ func (s *txSet) wait(ctx context.Context, sess *framework.Session, children [][]
 		case derr != nil:
 			return derr
 		case blocked >= 0 && s.try:
-			return s.locked(blocked, dec)
+			return s.locked(blocked)
 		case blocked >= 0:
 			gone, werr := s.waitOn(ctx, sess, blocked, dec)
 			if werr != nil {
@@ -99,13 +99,9 @@ func (s *txSet) decide(children [][]string) (int, driver.Decision, error) {
 	return blocked, first, nil
 }
 
-// locked is TryAcquire's ErrLocked for lock i, blocked by the node dec names.
-func (s *txSet) locked(i int, dec driver.Decision) error {
-	l := s.cs[i].lock
-	if l.ours(dec.WatchNode) {
-		return &LockedError{Path: l.path, Reason: fmt.Sprintf("by a lease of this process, taken through this Lock (%s)", dec.WatchNode)}
-	}
-	return &LockedError{Path: l.path, Reason: "by another contender"}
+// locked is TryAcquire's ErrLocked for lock i, blocked by the node its last decision names.
+func (s *txSet) locked(i int) error {
+	return s.cs[i].self.lockedError(s.cs[i].lock.path)
 }
 
 // waitOn waits once for the node that lock i's decision, made on a listing of epoch sess,

@@ -22,9 +22,13 @@ import (
 // Reentrancy goes through leases (Lease.Reenter). The holder of a write lease may take the
 // read lock with ReadLock().Downgrade: the read node takes the writer's sequence (Curator
 // 5.5's fix for CURATOR-621), so a writer queued behind cannot get in when the write lease is
-// released while the read is held. There is no upgrade: a goroutine that holds a read lease
-// and asks for the write lock waits behind its own read node (Curator deadlocks the same way);
-// release the read lease first.
+// released while the read is held. A plain read Acquire through the same lock while this
+// process holds its write lease (Curator's downgrade idiom) waits behind that writer until ctx
+// ends: the lease may belong to another goroutine, which must still be waited for. There is no
+// upgrade: a write Acquire while this process holds a read lease of the lock waits behind it
+// (Curator deadlocks the same way); release the read lease first. Both are named rather than
+// granted: TryAcquire's *LockedError matches ErrSelfLocked and names the lease, and a blocking
+// Acquire warns once through the framework's logger.
 //
 // The lock and both halves are safe for concurrent use.
 type InterProcessReadWriteLock struct {
@@ -51,6 +55,7 @@ func NewReadWriteLock(fw *framework.Framework, path string, opts ...LockOption) 
 	if err != nil {
 		return nil, err
 	}
+	pairHalves(r, w, true)
 	return &InterProcessReadWriteLock{read: &ReadLock{r}, write: &WriteLock{w}}, nil
 }
 
