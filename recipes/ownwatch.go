@@ -14,6 +14,7 @@ import (
 // acquire's path: after a handoff the loop's own-node check already set it (contender.stands),
 // and otherwise it is set by a getData sent once the lease is granted, off the caller's path.
 // watchmgr shares it with a revocation watch on the same node, so a lease has one watch at most.
+// While held, a lease costs one goroutine: watchmgr's reader of that watch (Watch.Fired).
 //
 // go-zookeeper cannot remove a watch: the one on our node is consumed by the node's own delete,
 // at release, after the grace of a lost lease, or with the session. Every such end marks the
@@ -72,8 +73,14 @@ func (n *node) ownEvent(w *framework.Watch) {
 }
 
 // deleted ends a held lease whose node someone else deleted: lost, with ErrNodeDeleted, and
-// nothing left to delete (no grace, no background delete; Release returns nil at once).
+// nothing left to delete (no grace, no background delete; Release returns nil at once). A node
+// gone with its session (a getData retried in the next session finds it missing before the
+// epoch's callback has run) is lost for the session's reason.
 func (n *node) deleted() {
+	if err := n.session.Err(); err != nil {
+		n.lose(err)
+		return
+	}
 	n.mu.Lock()
 	held := !n.released
 	n.released = true
