@@ -23,6 +23,15 @@ type ended interface {
 type deletedCase struct {
 	name    string
 	acquire func(t *testing.T, fw *framework.Framework, p string) (ended, string)
+	leases  int // the leases it holds, each with a watch on its own node; 0 means 1
+}
+
+// watching waits until each lease of c holds its own-node watch (sent after the grant, unless
+// the loop set it), so that the test sees the watch's event, not a getData that found no node.
+func (c deletedCase) watching(t *testing.T, fw *framework.Framework) {
+	t.Helper()
+	want := max(c.leases, 1)
+	zktest.Eventually(t, 10*time.Second, "the own-node watches", func() bool { return fw.Watches() == want })
 }
 
 // heldCase turns a loss-path recipe into a deletedCase.
@@ -33,7 +42,7 @@ func heldCase(r heldLock) deletedCase {
 			t.Fatal(err)
 		}
 		return h, h.Path()
-	}}
+	}, 1}
 }
 
 // multiCase takes a multi-lock over two paths under p and names the node of its second lock.
@@ -48,7 +57,7 @@ func multiCase(name string, build func(*framework.Framework, ...string) (*recipe
 			t.Fatal(err)
 		}
 		return ml, ml.Leases()[1].Path()
-	}}
+	}, 2}
 }
 
 func nodeDeletedCases() []deletedCase {
@@ -67,7 +76,7 @@ func nodeDeletedCases() []deletedCase {
 				t.Fatal(err)
 			}
 			return l, l.Path()
-		}},
+		}, 1},
 		deletedCase{"mutex-after-handoff", func(t *testing.T, fw *framework.Framework, p string) (ended, string) {
 			// Granted by the watch on the node ahead (the loop's own-node check after a
 			// handoff), not by a listing.
@@ -83,7 +92,7 @@ func nodeDeletedCases() []deletedCase {
 				t.FailNow()
 			}
 			return l, l.Path()
-		}},
+		}, 1},
 		multiCase("multi", recipes.NewMultiMutex),
 		multiCase("multi-tx", recipes.NewTxMultiMutex),
 	)
@@ -102,6 +111,7 @@ func TestNodeDeletedEndsLease(t *testing.T) {
 			fa := zktest.Connect(t, zk)
 			fb := zktest.Connect(t, zk)
 			h, node := c.acquire(t, fa, p)
+			c.watching(t, fa)
 			if err := fb.Delete(ctxFor(t, 10*time.Second), node); err != nil {
 				t.Fatalf("operator's delete of %s: %v", node, err)
 			}
@@ -134,6 +144,7 @@ func TestOwnReleaseIsNotNodeDeleted(t *testing.T) {
 			p := lockPath(t)
 			fa := zktest.Connect(t, zk)
 			h, _ := c.acquire(t, fa, p)
+			c.watching(t, fa)
 			if err := h.Release(ctxFor(t, 10*time.Second)); err != nil {
 				t.Fatal(err)
 			}
