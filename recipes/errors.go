@@ -27,6 +27,11 @@ var (
 	// or lost (per the framework's error policy): another contender may hold
 	// the lock now.
 	ErrLockLost = errors.New("recipes: lock may be lost")
+	// ErrNodeDeleted is the reason of a lease lost because its node was deleted by someone else
+	// (an operator, another client, Revoke's caller gone rogue) while it was held: the next
+	// contender may hold the lock already. Its Err wraps both ErrLockLost and ErrNodeDeleted;
+	// Release returns nil at once, as for every lost lease.
+	ErrNodeDeleted = errors.New("recipes: the lock node was deleted")
 	// ErrReleased is the cause a lease reports after its last release.
 	ErrReleased = errors.New("recipes: lease released")
 	// ErrForeignLease is returned when a lease is given to a lock it does not

@@ -205,6 +205,13 @@ func (l *Lock) Participants(ctx context.Context) ([]Participant, error) {
 // acquireLease runs the loop with drv (the lock's own, or a per-call one such as a
 // downgrade's) and wraps the grant in a lease owned by l.
 func (l *Lock) acquireLease(ctx context.Context, drv driver.Driver, try bool) (*Lease, error) {
+	return l.acquireLeaseIf(ctx, drv, try, nil)
+}
+
+// acquireLeaseIf is acquireLease with a last check at the grant: when valid (if not nil)
+// refuses the grant, our node is deleted (a cleanup, as on any failure) and its error returned.
+// A downgrade checks there that the write lease it derives from is still held.
+func (l *Lock) acquireLeaseIf(ctx context.Context, drv driver.Driver, try bool, valid func() error) (*Lease, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
@@ -212,6 +219,12 @@ func (l *Lock) acquireLease(ctx context.Context, drv driver.Driver, try bool) (*
 	g, err := l.acquire(ctx, drv, try)
 	if err != nil {
 		return nil, fmt.Errorf("recipes: acquire %s: %w", l.path, err)
+	}
+	if valid != nil {
+		if err := valid(); err != nil {
+			l.abandon(ctx, g.path)
+			return nil, fmt.Errorf("recipes: acquire %s: %w", l.path, err)
+		}
 	}
 	l.event(eventAcquired, g.path, time.Since(start), nil)
 	lease := newLease(l, g)

@@ -18,6 +18,7 @@ type grant struct {
 	path    string             // our node, namespace-relative
 	session *framework.Session // the epoch of the listing that granted; it created our node
 	token   *token             // czxid of our node: the fencing token
+	own     *framework.Watch   // a data watch on our node the loop set already, or nil
 }
 
 // acquire creates our node and waits until drv says we hold the lock. A vanished own node
@@ -88,11 +89,13 @@ func (c *contender) wait(ctx context.Context, sess *framework.Session, children 
 			return grant{}, err
 		}
 		held, byWatch, serr := c.step(ctx, sess, children)
+		var own *framework.Watch
 		if serr == nil && byWatch {
 			// The deletion of the node ahead proves that we are first only while our own node
 			// stands; an operator or a tool may have deleted it meanwhile, and the next contender
-			// then passes it. One exists: the round trip of the listing it replaces, without the children.
-			serr = c.stands(ctx)
+			// then passes it. One getData: the round trip of the listing it replaces, without the
+			// children, and it sets the watch the held lease keeps on its node (ownwatch.go).
+			own, serr = c.stands(ctx)
 		}
 		if serr != nil {
 			return grant{}, serr
@@ -102,23 +105,25 @@ func (c *contender) wait(ctx context.Context, sess *framework.Session, children 
 				return grant{}, fmt.Errorf("%w: %s: created by session 0x%x, now 0x%x",
 					driver.ErrOwnNodeMissing, c.path, c.createdBy, sess.ID())
 			}
-			return grant{path: c.path, session: sess}, nil
+			return grant{path: c.path, session: sess, own: own}, nil
 		}
 		sess = c.lock.fw.Session()
 		children, err = c.lock.list(ctx)
 	}
 }
 
-// stands checks that our node still exists; a missing one is ErrOwnNodeMissing (queue again).
-func (c *contender) stands(ctx context.Context) error {
-	st, err := c.lock.fw.Exists(ctx, c.path)
+// stands checks that our node still exists, and returns a data watch on it; a missing one is
+// ErrOwnNodeMissing (queue again). A getData with a watch rather than an exists: it sets no
+// watch on a missing node, and the held lease keeps the one it sets (see node.watchOwn).
+func (c *contender) stands(ctx context.Context) (*framework.Watch, error) {
+	_, _, w, err := c.lock.fw.GetW(ctx, c.path)
 	switch {
+	case errors.Is(err, framework.ErrNoNode):
+		return nil, fmt.Errorf("%w: %s: deleted while it waited", driver.ErrOwnNodeMissing, c.path)
 	case err != nil:
-		return err
-	case st == nil:
-		return fmt.Errorf("%w: %s: deleted while it waited", driver.ErrOwnNodeMissing, c.path)
+		return nil, err
 	}
-	return nil
+	return w, nil
 }
 
 // step decides on children, a listing taken in epoch sess, and, if we do not hold, waits once

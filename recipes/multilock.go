@@ -115,7 +115,10 @@ func (m *InterProcessMultiLock) Paths() []string {
 // Acquire takes every lock in path order under ctx's one deadline. If one
 // cannot be taken (ctx ended, an error), the ones already taken are released
 // in reverse order before the error is returned (joined with any release
-// errors), so none is held afterwards. A transactional multi-lock queues the
+// errors), so none is held afterwards. It never returns a set with a lost
+// member: when a lock already taken is lost while it waits for the next
+// (a connection blip, its node deleted), it releases the set and queues
+// again from the first lock, under the same deadline. A transactional multi-lock queues the
 // set in one transaction and waits until every lock is held; on failure its
 // nodes are deleted (in one transaction where it can) before it returns, and
 // on session expiry the whole set is queued again under the same deadline.
@@ -128,17 +131,7 @@ func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error
 	if m.tx != nil {
 		return m.acquireTx(ctx, false)
 	}
-	ml := &MultiLease{leases: make([]Held, 0, len(m.locks))}
-	for _, lk := range m.locks {
-		l, err := lk.Hold(ctx)
-		if err != nil {
-			err = fmt.Errorf("recipes: multi-lock %s: %w", lk.Path(), err)
-			return nil, errors.Join(err, ml.rollback(ctx))
-		}
-		ml.leases = append(ml.leases, l)
-	}
-	ml.watchLeases()
-	return ml, nil
+	return m.acquireSeq(ctx)
 }
 
 // MultiLease is a held multi-lock: one lease per lock, in the order taken.

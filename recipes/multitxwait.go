@@ -25,6 +25,7 @@ type txSet struct {
 	// created after ours sort behind it, and a driver decides on the nodes ahead of ours, which
 	// can only go. So a waiter lists again only the directories of the locks it does not hold.
 	held []bool
+	own  []*framework.Watch // the data watch on our node of each lock held, when a listing round set one
 }
 
 // wait decides every lock on children, listings taken in epoch sess, and waits for the first lock
@@ -126,9 +127,12 @@ func (s *txSet) waitOn(ctx context.Context, sess *framework.Session, i int, dec 
 // for another lock; then the whole set queues again (ErrOwnNodeMissing).
 func (s *txSet) list(ctx context.Context) ([][]string, error) {
 	kids, errs := make([][]string, len(s.cs)), make([]error, len(s.cs))
+	if s.own == nil {
+		s.own = make([]*framework.Watch, len(s.cs))
+	}
 	one := func(i int) {
 		if s.held[i] {
-			errs[i] = s.cs[i].stands(ctx)
+			s.own[i], errs[i] = s.cs[i].stands(ctx)
 			return
 		}
 		kids[i], errs[i] = s.cs[i].lock.list(ctx)
@@ -195,7 +199,11 @@ func (s *txSet) leases(start time.Time) []Held {
 	out := make([]Held, len(s.cs))
 	for i, c := range s.cs {
 		l := c.lock
-		lease := newLease(l, grant{path: c.path, session: s.granted, token: s.tokens[i]})
+		g := grant{path: c.path, session: s.granted, token: s.tokens[i]}
+		if s.own != nil {
+			g.own = s.own[i] // a watch the loop set on our node, kept by the lease
+		}
+		lease := newLease(l, g)
 		l.event(eventAcquired, c.path, time.Since(start), nil)
 		if l.opts.revoke != nil {
 			go watchRevocation(lease, l.opts.revoke)
