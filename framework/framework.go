@@ -156,6 +156,9 @@ func (f *Framework) onZKEvent(ev zk.Event) {
 			}
 		}
 		f.st.onEvent(ev, id)
+		if ev.State == zk.StateHasSession {
+			f.sockets.tagEpoch(f.Session(), id)
+		}
 	}
 	f.wmCB(ev)
 }
