@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // createdListing is what a lock recipe decides on: the epoch of a create and the listings of
@@ -102,11 +101,7 @@ func expireAndTakeOver(f, other *framework.Framework, dirs []string, listed <-ch
 	case <-ctx.Done():
 		return fmt.Errorf("the listings behind the create were not answered: %w", ctx.Err())
 	}
-	old := f.Session()
-	if err := zktest.Expire(ctx, shared, f); err != nil {
-		return err
-	}
-	if err := awaitNewSession(ctx, f, old); err != nil {
+	if err := expireAndWait(ctx, f, f.Session()); err != nil {
 		return err
 	}
 	for _, d := range dirs {
