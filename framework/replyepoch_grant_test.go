@@ -2,8 +2,6 @@ package framework_test
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -52,43 +50,19 @@ func TestNoGrantOnADeadSessionsListing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, other := newFW(t, nil), newFW(t, nil)
-			var dirs []string // locks used before: their directories stand, so the listings are answered
-			for range tt.dirs {
-				d := uniquePath(t)
-				if _, err := f.Create(testCtx(t), d, nil, framework.WithMode(framework.Container)); err != nil {
-					t.Fatal(err)
-				}
-				dirs = append(dirs, d)
-			}
-			listed := make(chan struct{})
-			var listedOnce, replyOnce sync.Once
+			dirs := lockDirs(t, f, tt.dirs) // their directories stand, so the listings are answered
 			var theirs released
-			hookErr := make(chan error, 1)
-			remove := framework.SetReplyHook(f, func() {
-				replyOnce.Do(func() {
-					hookErr <- func() error {
-						ctx, cancel := context.WithTimeout(context.Background(), bound)
-						defer cancel()
-						select {
-						case <-listed:
-						case <-ctx.Done():
-							return fmt.Errorf("the listings were not answered: %w", ctx.Err())
-						}
-						old := f.Session()
-						if err := expireAndWait(ctx, f, old); err != nil {
-							return err
-						}
-						var err error
-						theirs, err = tt.take(ctx, other, dirs, false)
-						return err
-					}()
-				})
-			}, func(context.Context) { listedOnce.Do(func() { close(listed) }) })
+			hook, remove := pauseAfterReply(f, func(ctx context.Context) error {
+				if err := expireAndWait(ctx, f, f.Session()); err != nil {
+					return err
+				}
+				var err error
+				theirs, err = tt.take(ctx, other, dirs, false)
+				return err
+			})
 			ours, err := tt.take(testCtx(t), f, dirs, true)
 			remove()
-			if herr := <-hookErr; herr != nil {
-				t.Fatal(herr)
-			}
+			checkHook(t, hook)
 			defer theirs.Release(testCtx(t))
 			if err == nil {
 				defer ours.Release(testCtx(t))

@@ -48,30 +48,16 @@ func TestReplyKeepsTheEpochOfItsConnection(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, other := newFW(t, nil), newFW(t, nil)
-			var dirs []string
-			for range tt.dirs {
-				d := uniquePath(t)
-				if _, err := f.Create(testCtx(t), d, nil, framework.WithMode(framework.Container)); err != nil {
-					t.Fatal(err)
+			dirs := lockDirs(t, f, tt.dirs)
+			hook, remove := pauseAfterReply(f, func(ctx context.Context) error {
+				if err := expireAndWait(ctx, f, f.Session()); err != nil {
+					return err
 				}
-				dirs = append(dirs, d)
-			}
-			listed := make(chan struct{})
-			var listedOnce, replyOnce sync.Once
-			hookErr := make(chan error, 1)
-			remove := framework.SetReplyHook(f, func() {
-				replyOnce.Do(func() { hookErr <- expireAndTakeOver(f, other, dirs, listed) })
-			}, func(context.Context) { listedOnce.Do(func() { close(listed) }) })
+				return queueIn(ctx, other, dirs)
+			})
 			got, err := tt.create(testCtx(t), f, dirs)
 			remove()
-			select {
-			case herr := <-hookErr:
-				if herr != nil {
-					t.Fatal(herr)
-				}
-			default:
-				t.Fatal("the reply hook did not run")
-			}
+			checkHook(t, hook)
 			if err != nil {
 				t.Logf("the create failed, as it may: %v", err)
 				return
@@ -90,20 +76,58 @@ func TestReplyKeepsTheEpochOfItsConnection(t *testing.T) {
 	}
 }
 
-// expireAndTakeOver runs in the reply hook: once the listings behind the create are answered,
-// it expires f's session, waits for f's next session, and has other queue in every dir (its
-// nodes come first now: our nodes died with the session).
-func expireAndTakeOver(f, other *framework.Framework, dirs []string, listed <-chan struct{}) error {
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	defer cancel()
+// lockDirs creates n lock directories (containers) with f: locks used before.
+func lockDirs(t *testing.T, f *framework.Framework, n int) []string {
+	t.Helper()
+	var dirs []string
+	for range n {
+		d := uniquePath(t)
+		if _, err := f.Create(testCtx(t), d, nil, framework.WithMode(framework.Container)); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+// pauseAfterReply makes f's first successful create reply wait until the listings sent behind
+// the create are answered, then run during; hook yields during's error once it ran. remove
+// undoes the hook.
+func pauseAfterReply(f *framework.Framework, during func(ctx context.Context) error) (hook <-chan error, remove func()) {
+	listed := make(chan struct{})
+	var listedOnce, replyOnce sync.Once
+	res := make(chan error, 1)
+	remove = framework.SetReplyHook(f, func() {
+		replyOnce.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), bound)
+			defer cancel()
+			select {
+			case <-listed:
+				res <- during(ctx)
+			case <-ctx.Done():
+				res <- fmt.Errorf("the listings behind the create were not answered: %w", ctx.Err())
+			}
+		})
+	}, func(context.Context) { listedOnce.Do(func() { close(listed) }) })
+	return res, remove
+}
+
+// checkHook fails the test if the hook did not run, or failed.
+func checkHook(t *testing.T, hook <-chan error) {
+	t.Helper()
 	select {
-	case <-listed:
-	case <-ctx.Done():
-		return fmt.Errorf("the listings behind the create were not answered: %w", ctx.Err())
+	case err := <-hook:
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatal("the reply hook did not run")
 	}
-	if err := expireAndWait(ctx, f, f.Session()); err != nil {
-		return err
-	}
+}
+
+// queueIn has other queue a contender in every dir (its nodes come first now: ours died with
+// the session).
+func queueIn(ctx context.Context, other *framework.Framework, dirs []string) error {
 	for _, d := range dirs {
 		// CreatingParents: the container may have been reaped once our nodes died.
 		if _, err := other.Create(ctx, d+"/lock-", nil, framework.WithMode(framework.EphemeralSequential),
