@@ -142,6 +142,7 @@ type MultiLease struct {
 	fw       *framework.Framework // a transactional set's, else nil
 	released bool
 	ctx      context.Context // ends with the first lease that ends
+	checked  context.Context // ctx, polling the leases first (Context)
 	cancel   context.CancelCauseFunc
 }
 
@@ -149,17 +150,41 @@ type MultiLease struct {
 // lease ends: context.AfterFunc, so no goroutine waits meanwhile.
 func (ml *MultiLease) watchLeases() {
 	ml.ctx, ml.cancel = context.WithCancelCause(context.Background())
+	ml.checked = framework.WithCheck(ml.ctx, ml.poll)
 	for _, l := range ml.leases {
 		context.AfterFunc(l.Context(), func() { ml.cancel(context.Cause(l.Context())) })
 	}
 }
 
 // Done returns a channel that closes when any of the leases ends: released,
-// or its session suspended or lost. Then the set is no longer held as a whole.
-func (ml *MultiLease) Done() <-chan struct{} { return ml.ctx.Done() }
+// or its session suspended or lost. Then the set is no longer held as a whole. Every call
+// first asks each lease's Done (a clock reading each), so that it reports a loss past the
+// deadline on its first call after a pause, as Err does.
+func (ml *MultiLease) Done() <-chan struct{} {
+	ml.poll()
+	return ml.ctx.Done()
+}
 
-// Context returns a context that ends with Done, with Err's value as cause.
-func (ml *MultiLease) Context() context.Context { return ml.ctx }
+// Context returns a context that ends with Done, with Err's value as cause; its Done and Err
+// poll the leases first, as Done does.
+func (ml *MultiLease) Context() context.Context { return ml.checked }
+
+// poll ends the set at once, with that lease's cause, if one of its leases has ended.
+func (ml *MultiLease) poll() {
+	select {
+	case <-ml.ctx.Done():
+		return
+	default:
+	}
+	for _, l := range ml.leases {
+		select {
+		case <-l.Done():
+			ml.cancel(l.Err())
+			return
+		default:
+		}
+	}
+}
 
 // Leases returns the leases in the order they were taken (path order; a transactional set: the
 // order given).
