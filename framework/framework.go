@@ -109,7 +109,11 @@ func (f *Framework) connect(servers []string) error {
 		zk.WithLogger(zkLogger{log: f.log, negotiated: &f.negotiated}),
 	}
 	f.servers = slices.Clone(servers)
-	f.sockets = newConnTracker(f.cfg.dialer, f.log)
+	dial, hosts := dialerOf(&f.cfg)
+	if hosts != nil {
+		all = append(all, zk.WithHostProvider(hosts)) // before the user's options: theirs replace it
+	}
+	f.sockets = newConnTracker(dial, f.log)
 	f.sockets.heardAfter = f.st.heardAfter
 	all = append(all, zk.WithDialer(f.sockets.Dial))
 	all = append(all, f.cfg.zkOptions...)
