@@ -196,7 +196,8 @@ func (f *Framework) sessionTimeout() time.Duration {
 // notConnected is the error of a wait for a connection that ctx ended: it wraps both ctx's error
 // and ErrNoServer, and names the addresses tried and why.
 func (f *Framework) notConnected(ctxErr error) error {
-	return fmt.Errorf("framework: not connected: tried %s: %w (%w)", f.sockets.noServer(f.servers), ErrNoServer, ctxErr)
+	err := fmt.Errorf("framework: not connected: tried %s: %w (%w)", f.sockets.noServer(f.servers), ErrNoServer, ctxErr)
+	return f.sockets.alsoTLS(err)
 }
 
 // SessionTimeout returns the session timeout the server negotiated, or the requested one (see

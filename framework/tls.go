@@ -12,9 +12,10 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// ErrTLS wraps every failed TLS handshake (an untrusted certificate, a certificate for another
-// host, a server that does not speak TLS), as the reason WaitConnected and ErrNoServer give for
-// the address.
+// ErrTLS wraps every failed TLS handshake of WithTLS (an untrusted certificate, a certificate for
+// another host, a server that does not speak TLS). It is the reason ErrNoServer's message gives
+// for the address, and WaitConnected's error matches it too when an address failed so: a
+// certificate problem, which no retry mends, can be told from an unreachable server.
 var ErrTLS = errors.New("framework: TLS handshake failed")
 
 // WithTLS makes every connection TLS (ZooKeeper's secureClientPort, served by Netty) and checks
@@ -130,3 +131,21 @@ func dialerOf(cfg *config) (zk.Dialer, *hostNames) {
 	names := newHostNames()
 	return tlsDialer{base: base, cfg: cfg.tls, names: names}.Dial, names
 }
+
+// alsoTLS makes err match ErrTLS as well when the last connect to some address failed in the
+// TLS handshake; err's message is kept.
+func (t *connTracker) alsoTLS(err error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range t.failed {
+		if errors.Is(e, ErrTLS) {
+			return tlsCause{err}
+		}
+	}
+	return err
+}
+
+// tlsCause is an error that also matches ErrTLS.
+type tlsCause struct{ error }
+
+func (e tlsCause) Unwrap() []error { return []error{e.error, ErrTLS} }

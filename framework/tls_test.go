@@ -92,15 +92,16 @@ func TestTLSRefused(t *testing.T) {
 		server string
 		opt    framework.Option
 		want   string
+		tlsErr bool // matches framework.ErrTLS (WithTLS's handshake failed)
 	}{
 		{"untrusted-ca", "127.0.0.1:" + port(t, both), framework.WithTLS(named.TLS().ClientConfig()),
-			"certificate signed by unknown authority"},
+			"certificate signed by unknown authority", true},
 		{"wrong-host", "127.0.0.1:" + port(t, named), framework.WithTLS(named.TLS().ClientConfig()),
-			"doesn't contain any IP SANs"},
+			"doesn't contain any IP SANs", true},
 		{"dialer-sees-ip-not-name", "localhost:" + port(t, named), tlsDial(named.TLS().ClientConfig()),
-			"doesn't contain any IP SANs"},
+			"doesn't contain any IP SANs", false},
 		{"dialer-without-servername", "127.0.0.1:" + port(t, both), rawTLS(both.TLS().ClientConfig()),
-			"ServerName"},
+			"ServerName", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +115,9 @@ func TestTLSRefused(t *testing.T) {
 			err = f.WaitConnected(ctx)
 			if !errors.Is(err, framework.ErrNoServer) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("WaitConnected = %v, want ErrNoServer saying %q", err, tc.want)
+			}
+			if errors.Is(err, framework.ErrTLS) != tc.tlsErr || !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("WaitConnected = %v: matches ErrTLS %v, want %v (and DeadlineExceeded)", err, !tc.tlsErr, tc.tlsErr)
 			}
 		})
 	}
