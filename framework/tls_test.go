@@ -32,7 +32,8 @@ func port(t *testing.T, c *zktest.Cluster) string {
 }
 
 // TestTLSConnectAndLock connects through WithTLS with a tls.Config without ServerName (the
-// option names each server), by IP literal and by host name, and takes a lock.
+// option names each server), by IP literal and by host name, and takes a lock; the connection
+// tracker still reads the session's frames (the negotiated session timeout) over TLS.
 func TestTLSConnectAndLock(t *testing.T) {
 	both, named := tlsServers(t)
 	cases := []struct {
@@ -47,7 +48,12 @@ func TestTLSConnectAndLock(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.c.TLS().ClientConfig() // ServerName empty: the trap of WithDialer
-			f := newFW(t, []string{tc.server}, framework.WithTLS(cfg))
+			// A minute asked, the server's maximum granted: the framework reads the negotiated
+			// timeout from the decrypted ConnectResponse.
+			f := newFW(t, []string{tc.server}, framework.WithTLS(cfg), framework.WithSessionTimeout(time.Minute))
+			if got := f.SessionTimeout(); got != zktest.DefaultMaxSessionTimeout {
+				t.Fatalf("SessionTimeout = %v over TLS, want the negotiated %v", got, zktest.DefaultMaxSessionTimeout)
+			}
 			m, err := recipes.NewMutex(f, uniquePath(t))
 			if err != nil {
 				t.Fatal(err)
