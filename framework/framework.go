@@ -108,7 +108,11 @@ func (f *Framework) connect(servers []string) error {
 		zk.WithLogger(zkLogger{log: f.log}),
 	}
 	f.servers = slices.Clone(servers)
-	f.sockets = newConnTracker(f.cfg.dialer, f.log)
+	dial, hosts := dialerOf(&f.cfg)
+	if hosts != nil {
+		all = append(all, zk.WithHostProvider(hosts)) // before the user's options: theirs replace it
+	}
+	f.sockets = newConnTracker(dial, f.log)
 	f.sockets.heardAfter = f.st.heardAfter
 	all = append(all, zk.WithDialer(f.sockets.Dial))
 	all = append(all, f.cfg.zkOptions...)
@@ -195,7 +199,8 @@ func (f *Framework) sessionTimeout() time.Duration {
 // notConnected is the error of a wait for a connection that ctx ended: it wraps both ctx's error
 // and ErrNoServer, and names the addresses tried and why.
 func (f *Framework) notConnected(ctxErr error) error {
-	return fmt.Errorf("framework: not connected: tried %s: %w (%w)", f.sockets.noServer(f.servers), ErrNoServer, ctxErr)
+	err := fmt.Errorf("framework: not connected: tried %s: %w (%w)", f.sockets.noServer(f.servers), ErrNoServer, ctxErr)
+	return f.sockets.alsoTLS(err)
 }
 
 // SessionTimeout returns the session timeout the server negotiated, or the requested one (see

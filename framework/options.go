@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"time"
@@ -49,6 +50,7 @@ type config struct {
 	errorPolicy    ErrorPolicy
 	logger         *slog.Logger
 	dialer         zk.Dialer
+	tls            *tls.Config
 	zkOptions      []func(*zk.Conn)
 	tracer         func(Trace)
 	err            error
@@ -168,7 +170,9 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithDialer sets go-zookeeper's dialer (TLS, proxies, fault-injection tests).
+// WithDialer sets go-zookeeper's dialer (proxies, fault-injection tests). It is called with
+// resolved addresses (go-zookeeper resolves host names first): for TLS use WithTLS, which checks
+// the certificate against the configured host name.
 func WithDialer(d zk.Dialer) Option {
 	return func(c *config) { c.dialer = d }
 }

@@ -20,6 +20,7 @@ var ErrStart = errors.New("zktest: server did not start")
 // temporary directory. Safe for concurrent use.
 type Cluster struct {
 	members   []*Member
+	tls       *TLSMaterial
 	dir       string
 	closeOnce sync.Once
 	closeErr  error
@@ -117,7 +118,11 @@ func newCluster(n int, inst installation, cfg *config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: temp dir: %w", ErrStart, err)
 	}
-	ports, err := freePorts(3 * n)
+	per := 3 // client, peer, election; and the TLS client port under WithTLS
+	if cfg.tls {
+		per = 4
+	}
+	ports, err := freePorts(per * n)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%w: free ports: %w", ErrStart, err)
@@ -128,14 +133,24 @@ func newCluster(n int, inst installation, cfg *config) (*Cluster, error) {
 				os.RemoveAll(dir)
 				return nil, fmt.Errorf("%w: client port: %w", ErrStart, err)
 			}
-			ports[3*i] = cfg.clientPort + i
+			ports[per*i] = cfg.clientPort + i
 		}
 	}
 	c := &Cluster{dir: dir}
+	if cfg.tls {
+		if c.tls, err = newTLSMaterial(dir, cfg.tlsHosts); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("%w: %w", ErrStart, err)
+		}
+	}
 	for i := range n {
 		m := &Member{
-			id: i + 1, clientPort: ports[3*i], peerPort: ports[3*i+1], electionPort: ports[3*i+2],
+			id: i + 1, clientPort: ports[per*i], peerPort: ports[per*i+1], electionPort: ports[per*i+2],
 			dir: filepath.Join(dir, fmt.Sprintf("server%d", i+1)), inst: inst, cfg: cfg, ensemble: n > 1,
+			tls: c.tls,
+		}
+		if c.tls != nil {
+			m.securePort = ports[per*i+3]
 		}
 		m.logPath = filepath.Join(dir, fmt.Sprintf("server%d.log", i+1))
 		if cfg.logDir != "" {
@@ -197,14 +212,17 @@ func checkPortFree(port int) error {
 	return l.Close()
 }
 
-// Servers returns every member's client address, "127.0.0.1:port".
+// Servers returns every member's client address, "127.0.0.1:port": the TLS port under WithTLS.
 func (c *Cluster) Servers() []string {
 	out := make([]string, len(c.members))
 	for i, m := range c.members {
-		out[i] = m.Addr()
+		out[i] = m.ClientAddr()
 	}
 	return out
 }
+
+// TLS returns the cluster's CA and certificates under WithTLS, else nil.
+func (c *Cluster) TLS() *TLSMaterial { return c.tls }
 
 // ConnectString returns the client addresses joined by commas.
 func (c *Cluster) ConnectString() string { return strings.Join(c.Servers(), ",") }

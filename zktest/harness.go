@@ -42,10 +42,14 @@ const ConnectTimeout = 20 * time.Second
 
 // Connect returns a framework.Framework on c's servers with a session established, closed at
 // the test's cleanup. The session timeout is 4 s (short, so that expiry tests are quick) unless
-// opts set another. It fails the test if no session is established within ConnectTimeout.
+// opts set another; on a WithTLS cluster it connects over TLS with c.TLS().ClientConfig(). It fails the test if no session is established within ConnectTimeout.
 func Connect(tb testing.TB, c *Cluster, opts ...framework.Option) *framework.Framework {
 	tb.Helper()
-	opts = append([]framework.Option{framework.WithSessionTimeout(4 * time.Second)}, opts...)
+	base := []framework.Option{framework.WithSessionTimeout(4 * time.Second)}
+	if c.tls != nil {
+		base = append(base, framework.WithTLS(c.tls.ClientConfig()))
+	}
+	opts = append(base, opts...)
 	fw, err := framework.New(c.Servers(), opts...)
 	if err != nil {
 		tb.Fatalf("zktest: framework.New: %v", err)

@@ -29,6 +29,15 @@ const (
 	quorumPeerMain     = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
 )
 
+// debianExtraJars are added to the classpath when present: slf4j-simple for logging, and the
+// Netty jars that NettyServerCnxnFactory (WithTLS) needs but the manifest of Debian's
+// zookeeper.jar does not list.
+var debianExtraJars = []string{
+	debianSlf4jSimple,
+	"/usr/share/java/netty-codec.jar",
+	"/usr/share/java/netty-resolver.jar",
+}
+
 // installation is where the server's JVM and jars live.
 type installation struct {
 	java      string
@@ -49,8 +58,10 @@ func findInstallation() (installation, error) {
 		return installation{}, fmt.Errorf("%w: %s not found (or set %s)", ErrNotInstalled, debianZooKeeperJar, EnvClasspath)
 	}
 	parts := []string{debianZooKeeperJar}
-	if _, err := os.Stat(debianSlf4jSimple); err == nil {
-		parts = append(parts, debianSlf4jSimple)
+	for _, jar := range debianExtraJars {
+		if _, err := os.Stat(jar); err == nil {
+			parts = append(parts, jar)
+		}
 	}
 	return installation{java: java, classpath: strings.Join(parts, string(os.PathListSeparator))}, nil
 }

@@ -21,7 +21,9 @@ type Member struct {
 	clientPort   int
 	peerPort     int
 	electionPort int
-	dir          string // data dir; holds zoo.cfg and myid
+	securePort   int          // TLS client port (WithTLS), else 0
+	tls          *TLSMaterial // the cluster's, under WithTLS
+	dir          string       // data dir; holds zoo.cfg and myid
 	logPath      string
 	inst         installation
 	cfg          *config
@@ -36,6 +38,22 @@ func (m *Member) ID() int { return m.id }
 
 // Addr returns the member's client address, "127.0.0.1:port".
 func (m *Member) Addr() string { return "127.0.0.1:" + strconv.Itoa(m.clientPort) }
+
+// SecureAddr returns the member's TLS client address, "127.0.0.1:port", under WithTLS; else "".
+func (m *Member) SecureAddr() string {
+	if m.tls == nil {
+		return ""
+	}
+	return "127.0.0.1:" + strconv.Itoa(m.securePort)
+}
+
+// ClientAddr returns the address clients use: SecureAddr under WithTLS, else Addr.
+func (m *Member) ClientAddr() string {
+	if m.tls != nil {
+		return m.SecureAddr()
+	}
+	return m.Addr()
+}
 
 // LogPath returns the file the member's server writes its log to.
 func (m *Member) LogPath() string { return m.logPath }

@@ -36,6 +36,9 @@ type config struct {
 	maxHeap           string
 	extraJVMFlags     []string
 	clientPort        int // member i listens on clientPort+i; 0: free ports
+	tls               bool
+	tlsHosts          []string
+	tlsClientAuth     bool
 }
 
 func defaultConfig() config {

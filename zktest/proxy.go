@@ -16,6 +16,9 @@ import (
 // connection and count its requests. Plug it in with
 // zk.Connect([]string{p.Addr()}, timeout, zk.WithDialer(p.Dialer())):
 // go-zookeeper still resolves the listed hosts, so list a real address.
+// In front of a TLS port (WithTLS) it forwards the encrypted bytes as they
+// come: DropConnections, Blackhole and Delay work; request counts,
+// CutReplyAfter and Session, which read ZooKeeper's frames, do not.
 // Safe for concurrent use.
 type Proxy struct {
 	target string

@@ -1,6 +1,7 @@
 package zktest
 
 import (
+	"bytes"
 	"io"
 	"net"
 	"sync"
@@ -22,7 +23,9 @@ type proxyConn struct {
 	server    net.Conn
 	closeOnce sync.Once
 
-	tainted    bool // guarded by p.mu: lived through a blackhole
+	tainted    bool      // guarded by p.mu: lived through a blackhole
+	in         io.Reader // the client's bytes, from its first (sniffed) byte on
+	raw        bool      // a TLS connection: bytes forwarded as they come, nothing parsed
 	cutPending atomic.Bool
 	cutXid     atomic.Int32
 }
@@ -58,6 +61,9 @@ func (c *proxyConn) run() {
 	defer c.close()
 	if c.bornInBlackhole() {
 		_, _ = io.Copy(io.Discard, c.client) // ends when Blackhole(false) or Close closes it
+		return
+	}
+	if !c.sniff() {
 		return
 	}
 	server, err := net.DialTimeout("tcp", c.p.target, proxyDialTimeout)
@@ -110,12 +116,12 @@ func (c *proxyConn) readClient(q chan<- frameOut) {
 	defer close(q)
 	defer c.close()
 	for first := true; ; first = false {
-		b, err := readFrame(c.client)
+		b, err := c.read(c.in)
 		if err != nil {
 			return
 		}
 		forward := true
-		if first {
+		if first || c.raw {
 			forward = c.p.forwardReply(c) // same blackhole rule, nothing to count
 		} else {
 			xid, op, ok := requestHeader(b)
@@ -143,12 +149,14 @@ func (c *proxyConn) readServer(q chan<- frameOut) {
 	defer close(q)
 	defer c.closeServer()
 	for first := true; ; first = false {
-		b, err := readFrame(c.server)
+		b, err := c.read(c.server)
 		if err != nil {
 			return
 		}
 		f := c.stamp(b)
-		if first {
+		if c.raw {
+			// encrypted: no session, reply or notification to see
+		} else if first {
 			if r, err := parseConnectResponse(b); err == nil {
 				c.p.recordSession(r)
 			}
@@ -198,5 +206,42 @@ func (c *proxyConn) write(dst net.Conn, q <-chan frameOut, end func()) {
 // discard drains q until it is closed.
 func discard(q <-chan frameOut) {
 	for range q {
+	}
+}
+
+// tlsHandshakeRecord is the first byte of a TLS connection (a handshake record). A ZooKeeper
+// ConnectRequest starts with its length, whose first byte is 0.
+const tlsHandshakeRecord = 0x16
+
+// sniff reads the client's first byte to tell a TLS connection (forwarded raw: DropConnections,
+// Blackhole and Delay work on it; request counts, CutReplyAfter and Session see nothing) from
+// plain ZooKeeper. False if the client went before sending anything.
+func (c *proxyConn) sniff() bool {
+	var b [1]byte
+	if _, err := io.ReadFull(c.client, b[:]); err != nil {
+		return false
+	}
+	c.raw = b[0] == tlsHandshakeRecord
+	c.in = io.MultiReader(bytes.NewReader(b[:]), c.client)
+	return true
+}
+
+// rawChunk is the most a raw connection forwards per read.
+const rawChunk = 32 << 10
+
+// read returns the next frame of r, or on a raw connection the next bytes that arrived.
+func (c *proxyConn) read(r io.Reader) ([]byte, error) {
+	if !c.raw {
+		return readFrame(r)
+	}
+	buf := make([]byte, rawChunk)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			return buf[:n], nil // an error comes again on the next read
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 }

@@ -25,7 +25,7 @@ func (m *Member) waitReady(ctx context.Context) error {
 	if err := m.waitMode(ctx, exited); err != nil {
 		return m.startErr(err)
 	}
-	if err := waitSession(ctx, m.Addr(), exited); err != nil {
+	if err := waitSession(ctx, m.ClientAddr(), m.tls, exited); err != nil {
 		return m.startErr(err)
 	}
 	return nil
@@ -90,10 +90,18 @@ func (m *Member) servingMode(mode string) bool {
 	return mode == "standalone"
 }
 
-// waitSession connects a real go-zookeeper client to addr and waits for
-// StateHasSession.
-func waitSession(ctx context.Context, addr string, exited <-chan struct{}) error {
-	conn, events, err := zk.Connect([]string{addr}, 4*time.Second, zk.WithLogger(nopLogger{}))
+// waitSession connects a real go-zookeeper client to addr, over TLS when t is set, and waits
+// for StateHasSession.
+func waitSession(ctx context.Context, addr string, t *TLSMaterial, exited <-chan struct{}) error {
+	opts := []func(*zk.Conn){zk.WithLogger(nopLogger{})}
+	if t != nil {
+		opts = append(opts, zk.WithDialer(t.dialer))
+	}
+	conn, events, err := zk.Connect([]string{addr}, 4*time.Second, func(c *zk.Conn) {
+		for _, o := range opts {
+			o(c)
+		}
+	})
 	if err != nil {
 		return err
 	}

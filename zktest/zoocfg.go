@@ -39,6 +39,9 @@ func renderConfig(m *Member, peers []*Member) string {
 	line("admin.enableServer=false")
 	line("forceSync=%s", forceSync)
 	line("autopurge.purgeInterval=0")
+	if m.tls != nil {
+		tlsConfig(line, m)
+	}
 	if len(peers) > 1 {
 		line("standaloneEnabled=false")
 		line("reconfigEnabled=false")
@@ -47,4 +50,23 @@ func renderConfig(m *Member, peers []*Member) string {
 		}
 	}
 	return b.String()
+}
+
+// tlsConfig writes the secure client port's settings: Netty (the only connection factory that
+// speaks TLS), the PEM key store and trust store of the cluster's CA, and client certificates
+// required or not.
+func tlsConfig(line func(string, ...any), m *Member) {
+	line("secureClientPort=%d", m.securePort)
+	line("secureClientPortAddress=127.0.0.1")
+	line("serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory")
+	line("ssl.keyStore.location=%s", m.tls.ServerKeyStore)
+	line("ssl.keyStore.type=PEM")
+	line("ssl.trustStore.location=%s", m.tls.CAFile)
+	line("ssl.trustStore.type=PEM")
+	if m.cfg.tlsClientAuth {
+		line("ssl.clientAuth=need")
+		line("authProvider.x509=org.apache.zookeeper.server.auth.X509AuthenticationProvider")
+	} else {
+		line("ssl.clientAuth=none")
+	}
 }

@@ -22,6 +22,7 @@ type globals struct {
 	connectTimeout time.Duration
 	verbose        bool
 	errorPolicy    string
+	tls            tlsFlags // --cacert, --cert, --key (tlsflags.go)
 }
 
 // Defaults of the global flags.
@@ -37,6 +38,7 @@ func newGlobals(getenv func(string) string) *globals {
 		sessionTimeout: framework.DefaultSessionTimeout,
 		connectTimeout: defaultConnectTimeout,
 		errorPolicy:    "standard",
+		tls:            newTLSFlags(getenv),
 	}
 }
 
@@ -53,6 +55,7 @@ func (g *globals) flagSet(name string) *flag.FlagSet {
 	fs.Var((*durationFlag)(&g.connectTimeout), "connect-timeout", "")
 	fs.BoolVar(&g.verbose, "verbose", g.verbose, "")
 	fs.StringVar(&g.errorPolicy, "error-policy", g.errorPolicy, "")
+	g.tls.register(fs)
 	return fs
 }
 
@@ -116,6 +119,13 @@ func (g *globals) options(stderr io.Writer) ([]framework.Option, error) {
 			return nil, errors.New("--auth: want user:password")
 		}
 		opts = append(opts, framework.WithDigestAuth(user, pass))
+	}
+	tlsOpt, err := g.tls.option()
+	if err != nil {
+		return nil, err
+	}
+	if tlsOpt != nil {
+		opts = append(opts, tlsOpt)
 	}
 	if g.sessionTimeout <= 0 || g.connectTimeout <= 0 {
 		return nil, errors.New("--session-timeout and --connect-timeout must be positive")

@@ -10,6 +10,10 @@ const globalFlagsHelp = `Global flags (before or after the command):
   --servers host:port,...   ZooKeeper servers (default: $ZK_SERVERS)
   --namespace NS            prefix every path with /NS, as Curator's namespace
   --auth user:password      authenticate with the digest scheme
+  --cacert FILE             TLS: trust the CAs in FILE (PEM) for the servers' certificates,
+                            checked against the host names of --servers ($ZK_CACERT)
+  --cert FILE, --key FILE   TLS: present this client certificate and key (PEM)
+                            ($ZK_CERT, $ZK_KEY); any of the three turns TLS on
   --session-timeout D       requested session timeout (default 10s); exec's and
                             elect's --kill-grace default to a quarter of it
   --connect-timeout D       give up when no session exists after D (default 15s)
