@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == guardianArg { // supervise's guardian, in unit tests
 		os.Exit(runGuardian(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == gateArg { // supervise's gate, in unit tests
+		os.Exit(runGate(os.Args[2:]))
+	}
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(testChild(os.Args[1:]))
 	}
@@ -39,7 +42,7 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	zklockBin = filepath.Join(dir, "zklock")
-	build := exec.Command("go", "build", "-race", "-o", zklockBin, ".")
+	build := exec.Command("go", "build", "-race", "-tags", "zklocktest", "-o", zklockBin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building zklock: %v\n%s", err, out)
 		return 1

@@ -27,6 +27,7 @@ type job struct {
 	argv      []string
 	killGrace time.Duration
 	what      string // "lock" or "leadership", as in "lock lost while CMD ran"
+	passStdin bool   // the command reads zklock's stdin (--pass-stdin); else /dev/null
 }
 
 // supervise runs the command while lease lasts and returns its exit code,
@@ -48,7 +49,7 @@ func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job
 	if err := lease.Err(); err != nil {
 		return 0, withCode(exitLost, fmt.Errorf("%s lost before %s started: %w", o.what, o.argv[0], err))
 	}
-	c, err := startChild(o.argv, env)
+	c, err := startChild(o.argv, env, true)
 	if err != nil {
 		return 0, err
 	}
