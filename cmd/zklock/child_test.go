@@ -18,6 +18,7 @@ import (
 //	interval F D     print "ready", hold for D, append "start end" (unix ns) to F
 //	wait             print "ready PID", wait for SIGINT/SIGTERM, print "got SIG", exit 3
 //	ignore           print "ready PID", ignore SIGTERM and SIGINT, wait for ever
+//	stubborn         print "ready PID", then "got SIG" for each SIGINT/SIGTERM, never exit
 //	guard DIR NAME S record a start in DIR (see childGuard), print "ready PID", wait for
 //	                 SIGINT/SIGTERM, print "got SIG", then take S to stop (write DIR/NAME.end,
 //	                 exit 3); S "never": keep ignoring signals until SIGKILL
@@ -46,6 +47,13 @@ func testChild(args []string) int {
 		signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
 		fmt.Printf("ready %d\n", os.Getpid())
 		select {}
+	case "stubborn":
+		sigs := make(chan os.Signal, 4)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+		fmt.Printf("ready %d\n", os.Getpid())
+		for s := range sigs {
+			fmt.Printf("got %v\n", s)
+		}
 	case "guard":
 		return childGuard(args[1], args[2], args[3])
 	}

@@ -49,7 +49,7 @@ func runElect(ctx context.Context, g *globals, args []string, io stdio) error {
 	ran := make(chan struct{})
 	result := make(chan outcome, 1)
 	once := sync.OnceFunc(func() { close(ran) })
-	kill := killGrace(o.killGrace, fw.SessionTimeout(), g.verbose, io.err)
+	kill := killGrace(o.killGrace, fw.SessionTimeout(), io.err)
 	takeover := func(tctx context.Context, t *leader.Term) error {
 		select {
 		case <-ran: // a later term (the selector requeues until closed): resign at once

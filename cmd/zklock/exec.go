@@ -53,7 +53,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 	if g.verbose {
 		fmt.Fprintf(io.err, "zklock: waiting for %s\n", o.path)
 	}
-	kill := killGrace(o.killGrace, fw.SessionTimeout(), g.verbose, io.err)
+	kill := killGrace(o.killGrace, fw.SessionTimeout(), io.err)
 	revoked := make(chan struct{})
 	lease, err := acquireFor(ctx, fw, o, lossGrace(fw.SessionTimeout(), kill), sync.OnceFunc(func() { close(revoked) }))
 	if err != nil {

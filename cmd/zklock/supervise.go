@@ -37,6 +37,9 @@ type job struct {
 // --kill-grace (one deadline for the group, leftovers included), and the
 // error carries exitLost or exitRevoked.
 //
+// SIGINT, SIGTERM and SIGHUP of zklock are passed on to the group, which then has the same
+// --kill-grace before SIGKILL; a second such signal sends SIGKILL at once.
+//
 // ctx ends on a signal that arrived before supervise listened: the command
 // is then not started.
 func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job, env []string, io stdio) (int, error) {
@@ -58,7 +61,10 @@ func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job
 	var killAt time.Time // when the whole group is killed, once stopping
 	done := lease.Done()
 	stop := func(why error) {
-		ended, kill, killAt = why, time.After(o.killGrace), time.Now().Add(o.killGrace)
+		ended = why
+		if kill == nil { // a signal started the grace already: it keeps its deadline
+			kill, killAt = time.After(o.killGrace), time.Now().Add(o.killGrace)
+		}
 		fmt.Fprintf(io.err, "zklock: %v; sending SIGTERM to %s\n", why, strings.Join(o.argv, " "))
 		c.signal(syscall.SIGTERM)
 	}
@@ -69,10 +75,19 @@ func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job
 				c.stopLeftovers(killAt)
 				return 0, ended
 			}
-			c.stopLeftovers(time.Now().Add(o.killGrace))
+			if kill == nil {
+				killAt = time.Now().Add(o.killGrace)
+			}
+			c.stopLeftovers(killAt)
 			return c.exitCode(), nil
 		case s := <-sigs:
-			c.signal(s.(syscall.Signal))
+			if kill == nil { // the first stop: the same grace as a lost lock's
+				c.signal(s.(syscall.Signal))
+				kill, killAt = time.After(o.killGrace), time.Now().Add(o.killGrace)
+				continue
+			}
+			fmt.Fprintf(io.err, "zklock: %v again; sending SIGKILL to %s\n", s, strings.Join(o.argv, " "))
+			c.signal(syscall.SIGKILL)
 		case <-done:
 			done, revoked = nil, nil
 			lost := withCode(exitLost, fmt.Errorf("%s lost while %s ran: %w", o.what, o.argv[0], lease.Err()))
@@ -85,7 +100,7 @@ func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job
 			revoked = nil
 			stop(withCode(exitRevoked, fmt.Errorf("revocation of %s requested while %s ran", lease.Path(), o.argv[0])))
 		case <-kill:
-			fmt.Fprintf(io.err, "zklock: %s still running %v after SIGTERM; sending SIGKILL\n", o.argv[0], o.killGrace)
+			fmt.Fprintf(io.err, "zklock: %s still running %v after it was told to stop; sending SIGKILL\n", o.argv[0], o.killGrace)
 			c.signal(syscall.SIGKILL)
 		}
 	}

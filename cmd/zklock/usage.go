@@ -90,7 +90,8 @@ CMD gets in its environment:
                  you protect and have it refuse tokens lower than the highest seen
 
 CMD runs in its own process group. SIGINT, SIGTERM and SIGHUP sent to zklock
-are forwarded to it. When the lock may be lost (session Suspended or Lost, per
+are forwarded to it; if CMD has not exited --kill-grace later, its group gets
+SIGKILL (a second signal sends it at once). When the lock may be lost (session Suspended or Lost, per
 --error-policy), CMD's process group gets SIGTERM, then SIGKILL after
 --kill-grace, and zklock exits 76. When CMD exits, what is left of its
 process group is stopped the same way and the lock is released; zklock exits
@@ -122,7 +123,7 @@ Flags:
                     PATHs, if any of them is (none is taken)
   --kill-grace D    time between SIGTERM and SIGKILL (default: a quarter of the
                     session timeout, 2.5s at 10s; above a third of it, a partition
-                    may let the next holder start first; --verbose warns)
+                    may let the next holder start first: zklock warns)
   --name NAME       a name stored in the lock node with host and pid, shown by holders
   --revocable       honour 'zklock revoke' (and Curator's Revoker): stop CMD as on a
                     lost lock, exit 77 (not with --semaphore)
