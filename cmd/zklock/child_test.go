@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 //	interval F D     print "ready", hold for D, append "start end" (unix ns) to F
 //	wait             print "ready PID", wait for SIGINT/SIGTERM, print "got SIG", exit 3
 //	ignore           print "ready PID", ignore SIGTERM and SIGINT, wait for ever
+//	readstdin        read stdin to its end, print "read N bytes (ERR)", exit 0
+//	stopself         print "ready PID", stop itself with SIGTTIN, print "continued", wait for ever
 //	stubborn         print "ready PID", then "got SIG" for each SIGINT/SIGTERM, never exit
 //	guard DIR NAME S record a start in DIR (see childGuard), print "ready PID", wait for
 //	                 SIGINT/SIGTERM, print "got SIG", then take S to stop (write DIR/NAME.end,
@@ -54,6 +57,15 @@ func testChild(args []string) int {
 		for s := range sigs {
 			fmt.Printf("got %v\n", s)
 		}
+	case "readstdin":
+		b, err := io.ReadAll(os.Stdin)
+		fmt.Printf("read %d bytes (%v)\n", len(b), err)
+		return 0
+	case "stopself":
+		fmt.Printf("ready %d\n", os.Getpid())
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTTIN) // as a read of the terminal from the background
+		fmt.Println("continued")
+		select {}
 	case "guard":
 		return childGuard(args[1], args[2], args[3])
 	}

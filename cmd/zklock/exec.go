@@ -25,6 +25,7 @@ type execOptions struct {
 	killGrace   graceFlag
 	name        string
 	revocable   bool
+	passStdin   bool // --pass-stdin: the command reads zklock's stdin, else /dev/null
 	path        string
 	paths       []string // several: a set taken in one transaction (exec_set.go)
 	argv        []string
@@ -68,7 +69,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 		fmt.Fprintf(io.err, "zklock: acquired %s (token %d) after %v\n", lease.Path(), token, time.Since(start).Round(time.Millisecond))
 	}
 	env := []string{"ZKLOCK_PATH=" + o.path, "ZKLOCK_NODE=" + lease.Path(), "ZKLOCK_TOKEN=" + strconv.FormatInt(token, 10)}
-	code, runErr := supervise(ctx, lease, revoked, job{argv: o.argv, killGrace: kill, what: "lock"}, env, io)
+	code, runErr := supervise(ctx, lease, revoked, job{argv: o.argv, killGrace: kill, what: "lock", passStdin: o.passStdin}, env, io)
 	releaseLease(lease, io)
 	if g.verbose && runErr == nil {
 		fmt.Fprintf(io.err, "zklock: released %s; command exited %d\n", lease.Path(), code)
@@ -136,6 +137,7 @@ func execFlags(g *globals, o *execOptions) *flag.FlagSet {
 	fs.Var(&o.killGrace, "kill-grace", "")
 	fs.StringVar(&o.name, "name", "", "")
 	fs.BoolVar(&o.revocable, "revocable", false, "")
+	fs.BoolVar(&o.passStdin, "pass-stdin", false, "")
 	return fs
 }
 

@@ -43,16 +43,18 @@ type job struct {
 // ctx ends on a signal that arrived before supervise listened: the command
 // is then not started.
 func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job, env []string, io stdio) (int, error) {
-	sigs := make(chan os.Signal, 4)
+	sigs, jobSigs := make(chan os.Signal, 4), make(chan os.Signal, 4)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
+	signal.Notify(jobSigs, jobSignals...)
+	defer signal.Stop(jobSigs)
 	if ctx.Err() != nil {
 		return 0, withCode(exitInterrupted, fmt.Errorf("interrupted before %s started", o.argv[0]))
 	}
 	if err := lease.Err(); err != nil {
 		return 0, withCode(exitLost, fmt.Errorf("%s lost before %s started: %w", o.what, o.argv[0], err))
 	}
-	c, err := startChild(o.argv, env, true)
+	c, err := startChild(o.argv, env, o.passStdin)
 	if err != nil {
 		return 0, err
 	}
@@ -60,6 +62,7 @@ func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job
 	var kill <-chan time.Time
 	var killAt time.Time // when the whole group is killed, once stopping
 	done := lease.Done()
+	jc := &jobControl{c: c, lease: lease, what: o.what, argv: o.argv, w: io}
 	stop := func(why error) {
 		ended = why
 		if kill == nil { // a signal started the grace already: it keeps its deadline
@@ -88,6 +91,10 @@ func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job
 			}
 			fmt.Fprintf(io.err, "zklock: %v again; sending SIGKILL to %s\n", s, strings.Join(o.argv, " "))
 			c.signal(syscall.SIGKILL)
+		case s := <-jobSigs:
+			if err := jc.handle(s); err != nil && ended == nil { // the group was killed
+				ended, kill, killAt = err, nil, time.Now()
+			}
 		case <-done:
 			done, revoked = nil, nil
 			lost := withCode(exitLost, fmt.Errorf("%s lost while %s ran: %w", o.what, o.argv[0], lease.Err()))

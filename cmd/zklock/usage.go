@@ -64,7 +64,7 @@ Example:
 }
 
 const execUsage = `Usage: zklock exec [--read | --write | --semaphore N] [--kazoo] [--timeout D] [--try]
-                   [--kill-grace D] [--name NAME] [--revocable] PATH... -- CMD [ARGS...]
+                   [--kill-grace D] [--name NAME] [--revocable] [--pass-stdin] PATH... -- CMD [ARGS...]
 
 Acquire a lock at PATH, run CMD while it is held, release it when CMD exits.
 With several PATHs, take them all as one (mutexes, or --read/--write locks):
@@ -95,9 +95,12 @@ SIGKILL (a second signal sends it at once). When the lock may be lost (session S
 --error-policy), CMD's process group gets SIGTERM, then SIGKILL after
 --kill-grace, and zklock exits 76. When CMD exits, what is left of its
 process group is stopped the same way and the lock is released; zklock exits
-with CMD's exit code. As CMD is not the terminal's foreground job, a CMD
-that reads the terminal is stopped (SIGTTIN): give it input from a file or
-a pipe.
+with CMD's exit code. CMD's stdin is /dev/null unless --pass-stdin. As CMD
+is not the terminal's foreground job, a CMD that reads the terminal is
+stopped (SIGTTIN), holding the lock: zklock says so on stderr. Ctrl-Z
+(SIGTSTP) of zklock stops CMD's process group, then zklock; when continued,
+zklock continues CMD, or kills it (exit 76) if the lock was lost meanwhile.
+SIGSTOP of zklock cannot be caught and stops zklock alone: use SIGTSTP.
 
 The lock is released only once CMD and its process group have exited: after
 a connection reset (the session survives) the next holder waits for that.
@@ -127,6 +130,7 @@ Flags:
   --name NAME       a name stored in the lock node with host and pid, shown by holders
   --revocable       honour 'zklock revoke' (and Curator's Revoker): stop CMD as on a
                     lost lock, exit 77 (not with --semaphore)
+  --pass-stdin      give CMD zklock's stdin (default: /dev/null)
 
 Examples:
   zklock exec --timeout 1m /locks/backup -- ./backup.sh
@@ -166,7 +170,7 @@ Example:
   # ... read ZKLOCK_TOKEN from /run/backup.lock, work, then: kill %1
 `
 
-const electUsage = `Usage: zklock elect [--id ID] [--kill-grace D] PATH -- CMD [ARGS...]
+const electUsage = `Usage: zklock elect [--id ID] [--kill-grace D] [--pass-stdin] PATH -- CMD [ARGS...]
        zklock elect --listen PATH
 
 Join the leader election at PATH and run CMD while this process is the
@@ -217,6 +221,7 @@ Flags:
   --kill-grace D    time between SIGTERM and SIGKILL (default: a quarter of the
                     session timeout, 2.5s at 10s), as for exec
   --listen          print the leader and its changes instead of taking part
+  --pass-stdin      give CMD zklock's stdin (default: /dev/null), as for exec
 
 Examples:
   zklock elect --id "$(hostname)" /elections/scheduler -- ./scheduler --fence "$ZKLOCK_TOKEN"
