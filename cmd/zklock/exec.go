@@ -99,6 +99,8 @@ func parseExec(g *globals, args []string) (execOptions, error) {
 		return o, errors.New("--read, --write and --semaphore exclude each other")
 	case o.revocable && o.semaphore != 0:
 		return o, errors.New("--revocable applies to locks, not to --semaphore leases")
+	case o.try && o.timeout > 0:
+		return o, errTryTimeout
 	}
 	return o, nil
 }
@@ -141,6 +143,9 @@ func execFlags(g *globals, o *execOptions) *flag.FlagSet {
 	return fs
 }
 
+// errTryTimeout refuses --try with --timeout: --try gives up at once, --timeout later.
+var errTryTimeout = errors.New("--try and --timeout exclude each other (--try gives up at once if the lock is busy)")
+
 func btoi(b bool) int {
 	if b {
 		return 1
@@ -158,7 +163,11 @@ func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, gra
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
+	if err := checkLayout(ctx, fw, o); err != nil {
+		return nil, err
+	}
 	if o.semaphore > 0 {
+		opts[0] = recipes.WithNodeData(leaseData(o))
 		return acquireLease(ctx, fw, o, opts)
 	}
 	if len(o.paths) > 1 {
@@ -229,7 +238,10 @@ func lockFor(fw *framework.Framework, o execOptions, opts []recipes.LockOption, 
 
 // acquireErr gives a failed acquire its exit code.
 func acquireErr(ctx context.Context, o execOptions, err error) error {
+	var coded *exitError
 	switch {
+	case errors.As(err, &coded): // already says what was wrong (checkLayout)
+		return err
 	case ctx.Err() != nil:
 		return withCode(exitInterrupted, fmt.Errorf("interrupted while waiting for %s", o.path))
 	case errors.Is(err, recipes.ErrLocked) && len(o.paths) > 1:

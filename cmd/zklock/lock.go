@@ -84,6 +84,8 @@ func parseLock(g *globals, args []string) (execOptions, error) {
 		return o, errors.New("--read, --write and --semaphore exclude each other")
 	case o.revocable && o.semaphore != 0:
 		return o, errors.New("--revocable applies to locks, not to --semaphore leases")
+	case o.try && o.timeout > 0:
+		return o, errTryTimeout
 	}
 	return o, nil
 }

@@ -81,7 +81,10 @@ InterProcessSemaphoreV2 that admits N holders. Java processes using Curator
 on the same PATH contend with us. With --kazoo, PATH is a kazoo (Python) lock
 instead: the mutex contends with kazoo's Lock and WriteLock, --read with its
 ReadLock, --write with its WriteLock (docs/interop.md); never use --kazoo and
-Curator's layout on one PATH.
+Curator's layout on one PATH. A PATH that holds another recipe's nodes (a
+mutex's beside --write, kazoo's without --kazoo, a semaphore's without
+--semaphore, or a semaphore whose holders took another --semaphore N) is
+refused with exit 64, naming the flags that fit it.
 
 CMD gets in its environment:
   ZKLOCK_PATH    the lock path (PATH)
@@ -123,7 +126,7 @@ Flags:
   --semaphore N     take one lease of a semaphore admitting N holders
   --timeout D       give up after D (exit 75); default: wait for ever
   --try             give up at once if the lock is busy (exit 73); with several
-                    PATHs, if any of them is (none is taken)
+                    PATHs, if any of them is (none is taken); not with --timeout
   --kill-grace D    time between SIGTERM and SIGKILL (default: a quarter of the
                     session timeout, 2.5s at 10s; above a third of it, a partition
                     may let the next holder start first: zklock warns)
