@@ -63,3 +63,23 @@ func TestConflictingLayoutRefused(t *testing.T) {
 		})
 	}
 }
+
+// A port where every dial is refused fails at once, not after --connect-timeout (issue 26.6).
+func TestRefusedPortFailsFast(t *testing.T) {
+	p := startZklock(t, "--servers", "127.0.0.1:1", "--connect-timeout", "60s", "holders", "/p")
+	code := p.wait(t, 20*time.Second)
+	if errOut := p.stderr.String(); code != exitConnect || !strings.Contains(errOut, "127.0.0.1:1") || !strings.Contains(errOut, "refused") {
+		t.Fatalf("exit %d, want %d naming the refused address; stderr:\n%s", code, exitConnect, errOut)
+	}
+}
+
+// exec --try on a busy lock names its holder (issue 26.6).
+func TestTryNamesTheHolder(t *testing.T) {
+	path := lockPath(t)
+	holder := startZklock(t, "--servers", shared.ConnectString(), "lock", "--name", "nightly-backup", path)
+	holder.expect(t, "ZKLOCK_TOKEN", 30*time.Second)
+	_, errOut, code := runZklock(t, "--servers", shared.ConnectString(), "exec", "--try", path, "--", "true")
+	if code != exitBusy || !strings.Contains(errOut, "nightly-backup") {
+		t.Fatalf("exit %d, want %d naming the holder; stderr:\n%s", code, exitBusy, errOut)
+	}
+}

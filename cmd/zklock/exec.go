@@ -58,7 +58,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 	revoked := make(chan struct{})
 	lease, err := acquireFor(ctx, fw, o, lossGrace(fw.SessionTimeout(), kill), sync.OnceFunc(func() { close(revoked) }))
 	if err != nil {
-		return acquireErr(ctx, o, err)
+		return acquireErr(ctx, fw, o, err)
 	}
 	token, err := leaseToken(ctx, lease)
 	if err != nil {
@@ -237,7 +237,7 @@ func lockFor(fw *framework.Framework, o execOptions, opts []recipes.LockOption, 
 }
 
 // acquireErr gives a failed acquire its exit code.
-func acquireErr(ctx context.Context, o execOptions, err error) error {
+func acquireErr(ctx context.Context, fw *framework.Framework, o execOptions, err error) error {
 	var coded *exitError
 	switch {
 	case errors.As(err, &coded): // already says what was wrong (checkLayout)
@@ -245,9 +245,10 @@ func acquireErr(ctx context.Context, o execOptions, err error) error {
 	case ctx.Err() != nil:
 		return withCode(exitInterrupted, fmt.Errorf("interrupted while waiting for %s", o.path))
 	case errors.Is(err, recipes.ErrLocked) && len(o.paths) > 1:
-		return withCode(exitBusy, fmt.Errorf("lock %s is busy (the set %s was not taken)", busyPath(err, o.paths), o.path))
+		busy := busyPath(err, o.paths)
+		return withCode(exitBusy, fmt.Errorf("lock %s is busy%s (the set %s was not taken)", busy, heldBy(ctx, fw, busy), o.path))
 	case errors.Is(err, recipes.ErrLocked):
-		return withCode(exitBusy, fmt.Errorf("lock %s is busy", o.path))
+		return withCode(exitBusy, fmt.Errorf("lock %s is busy%s", o.path, heldBy(ctx, fw, o.path)))
 	case errors.Is(err, context.DeadlineExceeded):
 		return withCode(exitTimeout, fmt.Errorf("lock %s not acquired within --timeout %v", o.path, o.timeout))
 	}

@@ -29,7 +29,7 @@ func runLock(ctx context.Context, g *globals, args []string, io stdio) error {
 	// timeout) only covers zklock being killed.
 	lease, err := acquireFor(ctx, fw, o, lossGrace(fw.SessionTimeout(), 0), sync.OnceFunc(func() { close(revoked) }))
 	if err != nil {
-		return acquireErr(ctx, o, err)
+		return acquireErr(ctx, fw, o, err)
 	}
 	defer releaseLease(lease, io)
 	token, err := leaseToken(ctx, lease)
