@@ -46,7 +46,7 @@ func runElect(ctx context.Context, g *globals, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	defer fw.Close()
+	defer closeAfterReconnect(fw)
 	ran := make(chan struct{})
 	result := make(chan outcome, 1)
 	once := sync.OnceFunc(func() { close(ran) })

@@ -49,7 +49,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	defer fw.Close()
+	defer closeAfterReconnect(fw)
 	start := time.Now()
 	if g.verbose {
 		fmt.Fprintf(io.err, "zklock: waiting for %s\n", o.path)

@@ -23,7 +23,7 @@ func runLock(ctx context.Context, g *globals, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	defer fw.Close()
+	defer closeAfterReconnect(fw)
 	revoked := make(chan struct{})
 	// No command to stop: a lost lease is released at once, so the default grace (the session
 	// timeout) only covers zklock being killed.
