@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,28 @@ func TestTryNamesTheHolder(t *testing.T) {
 	_, errOut, code := runZklock(t, "--servers", shared.ConnectString(), "exec", "--try", path, "--", "true")
 	if code != exitBusy || !strings.Contains(errOut, "nightly-backup") {
 		t.Fatalf("exit %d, want %d naming the holder; stderr:\n%s", code, exitBusy, errOut)
+	}
+}
+
+// holders says whether a zklock holder honours revocation (issue 26.6), in its table and JSON.
+func TestHoldersShowsRevocable(t *testing.T) {
+	for _, revocable := range []bool{true, false} {
+		t.Run(fmt.Sprint(revocable), func(t *testing.T) {
+			path := lockPath(t)
+			args := []string{"--servers", shared.ConnectString(), "lock", path}
+			if revocable {
+				args = append(args, "--revocable")
+			}
+			holder := startZklock(t, args...)
+			holder.expect(t, "ZKLOCK_TOKEN", 30*time.Second)
+			r := holdersJSON(t, shared.ConnectString(), path)
+			if len(r.Holders) != 1 || r.Holders[0].Revocable == nil || *r.Holders[0].Revocable != revocable {
+				t.Fatalf("holders: %+v, want one holder with revocable=%v", r.Holders, revocable)
+			}
+			out, _, _ := runZklock(t, "--servers", shared.ConnectString(), "holders", path)
+			if !strings.Contains(out, "REVOCABLE") || !strings.Contains(out, map[bool]string{true: " yes ", false: " no "}[revocable]) {
+				t.Fatalf("holders table lacks the revocable column:\n%s", out)
+			}
+		})
 	}
 }

@@ -157,7 +157,7 @@ func btoi(b bool) int {
 // lost lease's node for grace (see lossGrace); with --revocable, onRevoke
 // runs when someone asks the holder to release.
 func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, grace time.Duration, onRevoke func()) (recipes.Held, error) {
-	opts := []recipes.LockOption{recipes.WithNodeData(recipes.NewIdentity(o.name).Encode()), recipes.WithLossGrace(grace)}
+	opts := []recipes.LockOption{recipes.WithNodeData(nodeData(o)), recipes.WithLossGrace(grace)}
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
@@ -167,7 +167,6 @@ func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, gra
 		return nil, err
 	}
 	if o.semaphore > 0 {
-		opts[0] = recipes.WithNodeData(leaseData(o))
 		return acquireLease(ctx, fw, o, opts)
 	}
 	if len(o.paths) > 1 {

@@ -12,21 +12,53 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes"
 )
 
-// semaphoreIdentity is the data of zklock's semaphore lease nodes: the identity every node
-// carries, plus the maximum this holder counts against, so that a later zklock with another
-// --semaphore N is refused (the maximum is otherwise a convention each process keeps alone).
-// ParseIdentity still reads it (extra JSON fields are ignored).
-type semaphoreIdentity struct {
+// zklockIdentity is the data of zklock's lock and lease nodes: the identity every node
+// carries, plus what holders and later zklocks need to know: for a semaphore lease the maximum
+// this holder counts against, so that a zklock with another --semaphore N is refused (the
+// maximum is otherwise a convention each process keeps alone); for a lock whether it honours
+// revocation (holders shows it). ParseIdentity still reads it (extra JSON fields are ignored).
+type zklockIdentity struct {
 	recipes.Identity
-	Max int `json:"semaphore_max,omitempty"`
+	Max       int   `json:"semaphore_max,omitempty"`
+	Revocable *bool `json:"revocable,omitempty"`
 }
 
-// leaseData is the node data of a semaphore lease taken by o.
-func leaseData(o execOptions) []byte {
-	id := semaphoreIdentity{Identity: recipes.NewIdentity(o.name), Max: o.semaphore}
-	id.Kind = recipes.KindLease // set: the recipe would re-encode an Identity without it
+// nodeData is the node data of the lock or lease o takes (one kind: a set of mutexes or of
+// --read/--write locks shares it).
+func nodeData(o execOptions) []byte {
+	id := zklockIdentity{Identity: recipes.NewIdentity(o.name), Max: o.semaphore}
+	if o.semaphore == 0 {
+		id.Revocable = &o.revocable
+	}
+	id.Kind = kindOf(o) // set: the recipe would re-encode an Identity without one, dropping ours
 	b, _ := json.Marshal(id)
 	return b
+}
+
+// kindOf is the recipe kind of the nodes o creates, as the recipe records it.
+func kindOf(o execOptions) string {
+	switch {
+	case o.semaphore > 0:
+		return recipes.KindLease
+	case o.kazoo && o.read:
+		return recipes.KindKazooRead
+	case o.kazoo:
+		return recipes.KindKazooLock
+	case o.read:
+		return recipes.KindRead
+	case o.write:
+		return recipes.KindWrite
+	}
+	return recipes.KindMutex
+}
+
+// zklockRevocable reads what zklockIdentity records of revocation in data, nil for other data.
+func zklockRevocable(data []byte) *bool {
+	var id zklockIdentity
+	if _, ok := recipes.ParseIdentity(data); !ok || json.Unmarshal(data, &id) != nil {
+		return nil
+	}
+	return id.Revocable
 }
 
 // checkLayout refuses, with a usage error, a lock whose PATH holds nodes of another recipe
@@ -123,7 +155,7 @@ func checkSemaphoreMax(ctx context.Context, fw *framework.Framework, p string, m
 		} else if err != nil {
 			return err
 		}
-		var id semaphoreIdentity
+		var id zklockIdentity
 		if json.Unmarshal(data, &id) == nil && id.Max > 0 && id.Max != max {
 			return usageErr("exec", "%s is a semaphore of %d holders (lease %s, pid %d on %s took it with --semaphore %d): "+
 				"--semaphore %d contradicts it", p, id.Max, l, id.PID, id.Host, id.Max, max)

@@ -253,7 +253,10 @@ is the --id, as Curator's), look like a mutex's and show as mutex: the rule
 is the same. ROLE is holds or waits where zklock knows the kind's rule
 (mutex, selector, latch, read-write lock, semaphore; on a kazoo path kazoo
 lock and kazoo read lock); for any other kind (custom:NAME, unknown) it is
-"unknown": zklock does not guess who holds.
+"unknown": zklock does not guess who holds. REVOCABLE (JSON: revocable) is
+yes when the holder honours 'zklock revoke' (zklock exec or lock --revocable),
+no for another zklock node, "-" (absent) when the node does not say (Curator's,
+kazoo's, zkrecipes' own).
 
 Flags:
   --json    print one JSON object instead of a table
