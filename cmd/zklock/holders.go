@@ -27,8 +27,8 @@ type nodeInfo struct {
 	// Revocable says whether the holder honours a revocation (zklock revoke): known for zklock's
 	// nodes (recorded in their data), absent for others.
 	Revocable *bool `json:"revocable,omitempty"`
-	owner      int64
-	name       string
+	owner     int64
+	name      string
 }
 
 // holdersReport is a lock's state: holders first, then the queue.
