@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,7 +101,11 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 // connect dials go-zookeeper with our callback, logger and the user's options.
 func (f *Framework) connect(servers []string) error {
 	if len(servers) == 0 {
-		return fmt.Errorf("%w: no servers", ErrInvalidOption)
+		return fmt.Errorf("%w: no servers (the list of server addresses is empty)", ErrInvalidOption)
+	}
+	if i := slices.IndexFunc(servers, func(s string) bool { return strings.TrimSpace(s) == "" }); i >= 0 {
+		return fmt.Errorf("%w: server address %d of %d is empty (an unset variable split on commas?)",
+			ErrInvalidOption, i+1, len(servers))
 	}
 	all := []func(*zk.Conn){
 		func(c *zk.Conn) { f.zc.Store(c) }, // before go-zookeeper's loop starts: no callback sees nil

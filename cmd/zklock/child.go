@@ -19,26 +19,32 @@ type child struct {
 	err   error         // cmd.Wait's error, valid after done
 }
 
-// startChild starts argv with env added to ours, sharing our stdio.
-func startChild(argv, env []string) (*child, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	if errors.Is(cmd.Err, exec.ErrNotFound) {
-		return nil, withCode(exitNotFound, fmt.Errorf("command not found: %s", argv[0]))
-	}
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = childSysProcAttr()
-	if err := cmd.Start(); err != nil {
+// startChild starts argv with env added to ours, sharing our stdio (stdin only when
+// passStdin). The process is first zklock's gate (gate.go): it runs the command only once the
+// guardian watches its group, so that a zklock killed at any point never leaves the command,
+// or what it started, running unwatched.
+func startChild(argv, env []string, passStdin bool) (*child, error) {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return nil, withCode(exitNotFound, fmt.Errorf("command not found: %w", err))
+			return nil, withCode(exitNotFound, fmt.Errorf("command not found: %s", argv[0]))
 		}
 		return nil, withCode(exitCannotRun, fmt.Errorf("cannot run %s: %w", argv[0], err))
 	}
+	gate, err := startGate(path, argv, env, passStdin)
+	if err != nil {
+		return nil, withCode(exitCannotRun, fmt.Errorf("cannot run %s: %w", argv[0], err))
+	}
+	cmd := gate.cmd
+	testHook("before-guardian")
 	g, err := startGuardian(cmd.Process.Pid)
 	if err != nil { // without it, a SIGKILL of zklock would leave the command's children running
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
+		gate.abort()
 		return nil, withCode(exitCannotRun, fmt.Errorf("cannot start the guardian of %s: %w", argv[0], err))
+	}
+	if err := gate.open(); err != nil {
+		g.disarm()
+		return nil, execErr(argv[0], err)
 	}
 	c := &child{cmd: cmd, guard: g, done: make(chan struct{})}
 	go func() {
@@ -46,6 +52,14 @@ func startChild(argv, env []string) (*child, error) {
 		close(c.done)
 	}()
 	return c, nil
+}
+
+// execErr gives a command that its gate could not exec its exit code.
+func execErr(name string, err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		return withCode(exitNotFound, fmt.Errorf("command not found: %s: %w", name, err))
+	}
+	return withCode(exitCannotRun, fmt.Errorf("cannot run %s: %w", name, err))
 }
 
 // signal sends sig to the child's process group (its pgid is its pid).

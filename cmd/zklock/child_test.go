@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,6 +19,9 @@ import (
 //	interval F D     print "ready", hold for D, append "start end" (unix ns) to F
 //	wait             print "ready PID", wait for SIGINT/SIGTERM, print "got SIG", exit 3
 //	ignore           print "ready PID", ignore SIGTERM and SIGINT, wait for ever
+//	readstdin        read stdin to its end, print "read N bytes (ERR)", exit 0
+//	stopself         print "ready PID", stop itself with SIGTTIN, print "continued", wait for ever
+//	stubborn         print "ready PID", then "got SIG" for each SIGINT/SIGTERM, never exit
 //	guard DIR NAME S record a start in DIR (see childGuard), print "ready PID", wait for
 //	                 SIGINT/SIGTERM, print "got SIG", then take S to stop (write DIR/NAME.end,
 //	                 exit 3); S "never": keep ignoring signals until SIGKILL
@@ -45,6 +49,22 @@ func testChild(args []string) int {
 	case "ignore":
 		signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
 		fmt.Printf("ready %d\n", os.Getpid())
+		select {}
+	case "stubborn":
+		sigs := make(chan os.Signal, 4)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+		fmt.Printf("ready %d\n", os.Getpid())
+		for s := range sigs {
+			fmt.Printf("got %v\n", s)
+		}
+	case "readstdin":
+		b, err := io.ReadAll(os.Stdin)
+		fmt.Printf("read %d bytes (%v)\n", len(b), err)
+		return 0
+	case "stopself":
+		fmt.Printf("ready %d\n", os.Getpid())
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTTIN) // as a read of the terminal from the background
+		fmt.Println("continued")
 		select {}
 	case "guard":
 		return childGuard(args[1], args[2], args[3])

@@ -147,6 +147,9 @@ func (g *globals) connect(ctx context.Context, cmd string, io stdio) (*framework
 	if g.verbose {
 		fmt.Fprintf(io.err, "zklock: connecting to %s (timeout %v)\n", strings.Join(servers, ","), g.connectTimeout)
 	}
+	if err := refusedEverywhere(ctx, servers); err != nil {
+		return nil, withCode(exitConnect, err)
+	}
 	fw, err := framework.New(servers, opts...)
 	if errors.Is(err, framework.ErrInvalidOption) {
 		return nil, usageErr(cmd, "%v", err)

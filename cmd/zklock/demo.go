@@ -32,6 +32,10 @@ func runDemo(ctx context.Context, g *globals, args []string, std stdio) error {
 		return helpOrUsage(err, "demo", std)
 	}
 	var local *zktest.Cluster
+	if len(g.serverList()) > 0 { // said first: the README promises the scene
+		fmt.Fprintln(std.out, "servers given (--servers or $ZK_SERVERS): the lost-lock scene is skipped, as it needs "+
+			"a local server; run without them (unset ZK_SERVERS) to see it")
+	}
 	if len(g.serverList()) == 0 {
 		fmt.Fprintln(std.out, "no --servers and no $ZK_SERVERS: starting a local ZooKeeper (zktest)...")
 		if local, err = zktest.Launch(); err != nil {
@@ -49,9 +53,6 @@ func runDemo(ctx context.Context, g *globals, args []string, std stdio) error {
 	defer d.close()
 	if err := d.fence.ensure(ctx, d.workers[0].fw); err != nil {
 		return err
-	}
-	if local == nil && !c.quiet {
-		fmt.Fprintln(std.out, "(the lost-lock scene needs the local server: run without --servers to see it)")
 	}
 	err = d.run(ctx)
 	d.summary()
@@ -116,7 +117,13 @@ func (d *demo) connectWorkers(ctx context.Context, local *zktest.Cluster) error 
 			return err
 		}
 		d.workers = append(d.workers, &worker{id: i, fw: fw, d: d})
-		fw.AddListener(func(s framework.ConnectionState) { d.say("worker %d: connection %s", i, s) })
+		// Connected is said here: a listener added after the connect may or may not see it.
+		d.say("worker %d: connection %s (session 0x%x)", i, framework.Connected, fw.SessionID())
+		fw.AddListener(func(s framework.ConnectionState) {
+			if s != framework.Connected {
+				d.say("worker %d: connection %s", i, s)
+			}
+		})
 	}
 	return nil
 }

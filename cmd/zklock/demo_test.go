@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,37 @@ func TestFenceDetectsOverlapAndStale(t *testing.T) {
 	}
 	if f.overlaps.Load() != 1 || f.stale.Load() != 1 || f.writes.Load() != 2 {
 		t.Fatalf("counts: %d overlaps, %d stale, %d writes", f.overlaps.Load(), f.stale.Load(), f.writes.Load())
+	}
+}
+
+// The demo says up front what it will show: with servers of the user's, that the lost-lock
+// scene is skipped (issue 26.7: said after connecting, and not at all with --quiet); and it
+// reports every worker's connection (it showed CONNECTED for 2 of 4).
+func TestDemoSaysWhatItShows(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		first string // a line before any other of the demo's, but the local server's
+	}{
+		{"local", []string{"demo", "--workers", "4", "--rounds", "2"}, "starting a local ZooKeeper"},
+		{"servers", []string{"--servers", shared.ConnectString(), "demo", "--path", lockPath(t), "--workers", "4", "--rounds", "2"}, "lost-lock scene is skipped"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runZklock(t, tt.args...)
+			if code != 0 {
+				t.Fatalf("demo: exit %d\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, tt.first) {
+				t.Errorf("first line %q lacks %q", first, tt.first)
+			}
+			for i := range 4 {
+				if want := fmt.Sprintf("worker %d: connection CONNECTED", i); !strings.Contains(out, want) {
+					t.Errorf("output lacks %q", want)
+				}
+			}
+			if t.Failed() {
+				t.Logf("output:\n%s", out)
+			}
+		})
 	}
 }

@@ -20,6 +20,7 @@ type electOptions struct {
 	id        string
 	killGrace graceFlag
 	listen    bool // --listen: print the leader and its changes, take no part
+	passStdin bool // --pass-stdin: the command reads zklock's stdin
 	path      string
 	argv      []string
 }
@@ -45,11 +46,11 @@ func runElect(ctx context.Context, g *globals, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	defer fw.Close()
+	defer closeAfterReconnect(fw)
 	ran := make(chan struct{})
 	result := make(chan outcome, 1)
 	once := sync.OnceFunc(func() { close(ran) })
-	kill := killGrace(o.killGrace, fw.SessionTimeout(), g.verbose, io.err)
+	kill := killGrace(o.killGrace, fw.SessionTimeout(), io.err)
 	takeover := func(tctx context.Context, t *leader.Term) error {
 		select {
 		case <-ran: // a later term (the selector requeues until closed): resign at once
@@ -125,7 +126,7 @@ func lead(ctx context.Context, fw *framework.Framework, t *leader.Term, o electO
 	}
 	env := []string{"ZKLOCK_PATH=" + o.path, "ZKLOCK_NODE=" + t.Path(),
 		"ZKLOCK_TOKEN=" + strconv.FormatInt(token, 10), "ZKLOCK_ID=" + o.id}
-	code, err := supervise(ctx, t, nil, job{argv: o.argv, killGrace: kill, what: "leadership"}, env, io)
+	code, err := supervise(ctx, t, nil, job{argv: o.argv, killGrace: kill, what: "leadership", passStdin: o.passStdin}, env, io)
 	if verbose && err == nil {
 		fmt.Fprintf(io.err, "zklock: resigning the leadership of %s; command exited %d\n", o.path, code)
 	}
@@ -177,6 +178,7 @@ func electFlags(g *globals, o *electOptions) *flag.FlagSet {
 	fs.StringVar(&o.id, "id", o.id, "")
 	fs.Var(&o.killGrace, "kill-grace", "")
 	fs.BoolVar(&o.listen, "listen", false, "")
+	fs.BoolVar(&o.passStdin, "pass-stdin", false, "")
 	return fs
 }
 

@@ -25,6 +25,7 @@ type execOptions struct {
 	killGrace   graceFlag
 	name        string
 	revocable   bool
+	passStdin   bool // --pass-stdin: the command reads zklock's stdin, else /dev/null
 	path        string
 	paths       []string // several: a set taken in one transaction (exec_set.go)
 	argv        []string
@@ -48,16 +49,16 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	defer fw.Close()
+	defer closeAfterReconnect(fw)
 	start := time.Now()
 	if g.verbose {
 		fmt.Fprintf(io.err, "zklock: waiting for %s\n", o.path)
 	}
-	kill := killGrace(o.killGrace, fw.SessionTimeout(), g.verbose, io.err)
+	kill := killGrace(o.killGrace, fw.SessionTimeout(), io.err)
 	revoked := make(chan struct{})
 	lease, err := acquireFor(ctx, fw, o, lossGrace(fw.SessionTimeout(), kill), sync.OnceFunc(func() { close(revoked) }))
 	if err != nil {
-		return acquireErr(ctx, o, err)
+		return acquireErr(ctx, fw, o, err)
 	}
 	token, err := leaseToken(ctx, lease)
 	if err != nil {
@@ -68,7 +69,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 		fmt.Fprintf(io.err, "zklock: acquired %s (token %d) after %v\n", lease.Path(), token, time.Since(start).Round(time.Millisecond))
 	}
 	env := []string{"ZKLOCK_PATH=" + o.path, "ZKLOCK_NODE=" + lease.Path(), "ZKLOCK_TOKEN=" + strconv.FormatInt(token, 10)}
-	code, runErr := supervise(ctx, lease, revoked, job{argv: o.argv, killGrace: kill, what: "lock"}, env, io)
+	code, runErr := supervise(ctx, lease, revoked, job{argv: o.argv, killGrace: kill, what: "lock", passStdin: o.passStdin}, env, io)
 	releaseLease(lease, io)
 	if g.verbose && runErr == nil {
 		fmt.Fprintf(io.err, "zklock: released %s; command exited %d\n", lease.Path(), code)
@@ -98,6 +99,8 @@ func parseExec(g *globals, args []string) (execOptions, error) {
 		return o, errors.New("--read, --write and --semaphore exclude each other")
 	case o.revocable && o.semaphore != 0:
 		return o, errors.New("--revocable applies to locks, not to --semaphore leases")
+	case o.try && o.timeout > 0:
+		return o, errTryTimeout
 	}
 	return o, nil
 }
@@ -136,8 +139,12 @@ func execFlags(g *globals, o *execOptions) *flag.FlagSet {
 	fs.Var(&o.killGrace, "kill-grace", "")
 	fs.StringVar(&o.name, "name", "", "")
 	fs.BoolVar(&o.revocable, "revocable", false, "")
+	fs.BoolVar(&o.passStdin, "pass-stdin", false, "")
 	return fs
 }
+
+// errTryTimeout refuses --try with --timeout: --try gives up at once, --timeout later.
+var errTryTimeout = errors.New("--try and --timeout exclude each other (--try gives up at once if the lock is busy)")
 
 func btoi(b bool) int {
 	if b {
@@ -150,11 +157,14 @@ func btoi(b bool) int {
 // lost lease's node for grace (see lossGrace); with --revocable, onRevoke
 // runs when someone asks the holder to release.
 func acquireFor(ctx context.Context, fw *framework.Framework, o execOptions, grace time.Duration, onRevoke func()) (recipes.Held, error) {
-	opts := []recipes.LockOption{recipes.WithNodeData(recipes.NewIdentity(o.name).Encode()), recipes.WithLossGrace(grace)}
+	opts := []recipes.LockOption{recipes.WithNodeData(nodeData(o)), recipes.WithLossGrace(grace)}
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
+	}
+	if err := checkLayout(ctx, fw, o); err != nil {
+		return nil, err
 	}
 	if o.semaphore > 0 {
 		return acquireLease(ctx, fw, o, opts)
@@ -226,14 +236,18 @@ func lockFor(fw *framework.Framework, o execOptions, opts []recipes.LockOption, 
 }
 
 // acquireErr gives a failed acquire its exit code.
-func acquireErr(ctx context.Context, o execOptions, err error) error {
+func acquireErr(ctx context.Context, fw *framework.Framework, o execOptions, err error) error {
+	var coded *exitError
 	switch {
+	case errors.As(err, &coded): // already says what was wrong (checkLayout)
+		return err
 	case ctx.Err() != nil:
 		return withCode(exitInterrupted, fmt.Errorf("interrupted while waiting for %s", o.path))
 	case errors.Is(err, recipes.ErrLocked) && len(o.paths) > 1:
-		return withCode(exitBusy, fmt.Errorf("lock %s is busy (the set %s was not taken)", busyPath(err, o.paths), o.path))
+		busy := busyPath(err, o.paths)
+		return withCode(exitBusy, fmt.Errorf("lock %s is busy%s (the set %s was not taken)", busy, heldBy(ctx, fw, busy), o.path))
 	case errors.Is(err, recipes.ErrLocked):
-		return withCode(exitBusy, fmt.Errorf("lock %s is busy", o.path))
+		return withCode(exitBusy, fmt.Errorf("lock %s is busy%s", o.path, heldBy(ctx, fw, o.path)))
 	case errors.Is(err, context.DeadlineExceeded):
 		return withCode(exitTimeout, fmt.Errorf("lock %s not acquired within --timeout %v", o.path, o.timeout))
 	}

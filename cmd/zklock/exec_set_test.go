@@ -124,8 +124,9 @@ func TestExecSetTry(t *testing.T) {
 	for _, set := range [][]string{{a, b}, {b, a}} {
 		t.Run(strings.Join([]string{path.Base(set[0]), path.Base(set[1])}, ","), func(t *testing.T) {
 			out, errOut, code := runZklock(t, tryArgs(set, "env")...)
-			want := fmt.Sprintf("zklock: lock %s is busy (the set %s was not taken)\n", b, strings.Join(set, ","))
-			if code != exitBusy || errOut != want || out != "" {
+			want := fmt.Sprintf("zklock: lock %s is busy: held by pid %d on ", b, holder.cmd.Process.Pid)
+			tail := fmt.Sprintf(" (the set %s was not taken)\n", strings.Join(set, ","))
+			if code != exitBusy || !strings.HasPrefix(errOut, want) || !strings.HasSuffix(errOut, tail) || out != "" {
 				t.Fatalf("exec --try of a set with %s held: exit %d (want %d), stderr %q (want %q), stdout %q",
 					b, code, exitBusy, errOut, want, out)
 			}

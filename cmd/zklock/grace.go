@@ -49,12 +49,13 @@ func (f *graceFlag) Set(s string) error {
 }
 
 // killGrace returns the time between SIGTERM and SIGKILL for a session of timeout t: the flag
-// when given, else t/4. With verbose it warns, on w, of a given grace beyond the T/3 margin.
-func killGrace(f graceFlag, t time.Duration, verbose bool, w io.Writer) time.Duration {
+// when given, else t/4. It warns, on w, of a given grace beyond the T/3 margin: always, as it
+// needs acting on (issue 26.4: only --verbose showed it).
+func killGrace(f graceFlag, t time.Duration, w io.Writer) time.Duration {
 	if !f.set {
 		return t / killGraceDivisor
 	}
-	if verbose && f.d > t/3 {
+	if f.d > t/3 {
 		fmt.Fprintf(w, "zklock: --kill-grace %v exceeds a third of the %v session timeout: after a partition "+
 			"the next holder may start before the command is killed\n", f.d, t)
 	}

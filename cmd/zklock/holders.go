@@ -24,8 +24,11 @@ type nodeInfo struct {
 	AgeSeconds float64           `json:"age_seconds"`
 	Origin     recipes.Origin    `json:"origin"` // go, java or unknown from the data; python from a kazoo name
 	Identity   *recipes.Identity `json:"identity,omitempty"`
-	owner      int64
-	name       string
+	// Revocable says whether the holder honours a revocation (zklock revoke): known for zklock's
+	// nodes (recorded in their data), absent for others.
+	Revocable *bool `json:"revocable,omitempty"`
+	owner     int64
+	name      string
 }
 
 // holdersReport is a lock's state: holders first, then the queue.
@@ -260,6 +263,7 @@ func describeNode(p, name string, data []byte, st *framework.Stat, now time.Time
 	}
 	if id, ok := recipes.ParseIdentity(data); ok {
 		n.Identity = &id
+		n.Revocable = zklockRevocable(data)
 	}
 	if driver.IsKazooNode(name) {
 		n.Origin = recipes.OriginPython // data: kazoo's identifier

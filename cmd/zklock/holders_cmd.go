@@ -66,17 +66,28 @@ func printHolders(w io.Writer, r holdersReport) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ROLE\tKIND\tNODE\tSESSION\tAGE\tORIGIN\tDATA")
+	fmt.Fprintln(tw, "ROLE\tKIND\tNODE\tSESSION\tAGE\tORIGIN\tREVOCABLE\tDATA")
 	for _, part := range []struct {
 		role  string
 		nodes []nodeInfo
 	}{{"holds", r.Holders}, {"waits", r.Queue}, {"unknown", r.Unknown}} {
 		for _, n := range part.nodes {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", part.role, n.Kind, n.Node, n.Session,
-				formatAge(n.AgeSeconds), n.Origin, printable(n.Data, 80))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", part.role, n.Kind, n.Node, n.Session,
+				formatAge(n.AgeSeconds), n.Origin, yesNo(n.Revocable), printable(n.Data, 80))
 		}
 	}
 	tw.Flush()
+}
+
+// yesNo shows a known boolean as yes or no, an unknown one as "-".
+func yesNo(b *bool) string {
+	switch {
+	case b == nil:
+		return "-"
+	case *b:
+		return "yes"
+	}
+	return "no"
 }
 
 func formatAge(s float64) string {

@@ -39,7 +39,7 @@ func TestExecKazoo(t *testing.T) {
 		{"try busy kazoo mutex", execArgs(t, srv, []string{"--kazoo", "--try"}, p, "exit", "0"), exitBusy},
 		{"try busy kazoo read", execArgs(t, srv, []string{"--kazoo", "--read", "--try"}, p, "exit", "0"), exitBusy},
 		{"timeout kazoo write", execArgs(t, srv, []string{"--kazoo", "--write", "--timeout", "300ms"}, p, "exit", "0"), exitTimeout},
-		{"Curator layout on a kazoo path", execArgs(t, srv, []string{"--try"}, p, "exit", "0"), exitFailure},
+		{"Curator layout on a kazoo path", execArgs(t, srv, []string{"--try"}, p, "exit", "0"), exitUsage}, // checkLayout
 		{"kazoo semaphore", execArgs(t, srv, []string{"--kazoo", "--semaphore", "2"}, p, "exit", "0"), exitUsage},
 		{"kazoo set", []string{"--servers", srv, "exec", "--kazoo", p, p + "x", "--", "true"}, exitUsage},
 	})

@@ -23,13 +23,13 @@ func runLock(ctx context.Context, g *globals, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	defer fw.Close()
+	defer closeAfterReconnect(fw)
 	revoked := make(chan struct{})
 	// No command to stop: a lost lease is released at once, so the default grace (the session
 	// timeout) only covers zklock being killed.
 	lease, err := acquireFor(ctx, fw, o, lossGrace(fw.SessionTimeout(), 0), sync.OnceFunc(func() { close(revoked) }))
 	if err != nil {
-		return acquireErr(ctx, o, err)
+		return acquireErr(ctx, fw, o, err)
 	}
 	defer releaseLease(lease, io)
 	token, err := leaseToken(ctx, lease)
@@ -84,6 +84,8 @@ func parseLock(g *globals, args []string) (execOptions, error) {
 		return o, errors.New("--read, --write and --semaphore exclude each other")
 	case o.revocable && o.semaphore != 0:
 		return o, errors.New("--revocable applies to locks, not to --semaphore leases")
+	case o.try && o.timeout > 0:
+		return o, errTryTimeout
 	}
 	return o, nil
 }

@@ -33,6 +33,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == guardianArg {
 		os.Exit(runGuardian(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == gateArg {
+		os.Exit(runGate(os.Args[2:]))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	env := stdio{out: os.Stdout, err: os.Stderr, getenv: os.Getenv}

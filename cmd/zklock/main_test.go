@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == guardianArg { // supervise's guardian, in unit tests
 		os.Exit(runGuardian(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == gateArg { // supervise's gate, in unit tests
+		os.Exit(runGate(os.Args[2:]))
+	}
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(testChild(os.Args[1:]))
 	}
@@ -39,7 +43,7 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	zklockBin = filepath.Join(dir, "zklock")
-	build := exec.Command("go", "build", "-race", "-o", zklockBin, ".")
+	build := exec.Command("go", "build", "-race", "-tags", "zklocktest", "-o", zklockBin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building zklock: %v\n%s", err, out)
 		return 1
@@ -63,6 +67,12 @@ type proc struct {
 // ZK_SERVERS; the children it runs are this test binary (see testChild).
 func startZklock(t *testing.T, args ...string) *proc {
 	t.Helper()
+	return startZklockWith(t, func(*exec.Cmd) {}, args...)
+}
+
+// startZklockWith is startZklock with setup applied to the command before it starts.
+func startZklockWith(t *testing.T, setup func(*exec.Cmd), args ...string) *proc {
+	t.Helper()
 	cmd := exec.Command(zklockBin, args...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "ZK_SERVERS=") {
@@ -76,6 +86,7 @@ func startZklock(t *testing.T, args ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
+	setup(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +109,28 @@ func startZklock(t *testing.T, args ...string) *proc {
 		}
 	})
 	return p
+}
+
+// stdinProc is a zklock whose stdin is a pipe the test writes.
+type stdinProc struct {
+	*proc
+	stdin io.WriteCloser
+}
+
+// startZklockStdin is startZklock with stdin a pipe, open until the test closes it.
+func startZklockStdin(t *testing.T, args ...string) stdinProc {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	var p *proc
+	func() {
+		defer r.Close() // zklock has its copy once started
+		p = startZklockWith(t, func(c *exec.Cmd) { c.Stdin = r }, args...)
+	}()
+	return stdinProc{p, w}
 }
 
 // wait waits, at most d, for zklock to exit and returns its exit code.

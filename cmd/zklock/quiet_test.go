@@ -28,7 +28,7 @@ func TestQuietStderr(t *testing.T) {
 		_, errOut, code := runZklock(t, "--servers", "127.0.0.1:1", "--connect-timeout", "2s", "exec", "/p", "--", "true")
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
 		if code != exitConnect || len(lines) != 1 || !strings.Contains(errOut, "127.0.0.1:1 (dial tcp") ||
-			!strings.Contains(errOut, "--connect-timeout 2s") || strings.Contains(errOut, "level=") {
+			!strings.Contains(errOut, "refused") || strings.Contains(errOut, "level=") {
 			t.Fatalf("exit %d (want %d), want one line naming the address and why:\n%s", code, exitConnect, errOut)
 		}
 	})

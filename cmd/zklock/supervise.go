@@ -27,6 +27,7 @@ type job struct {
 	argv      []string
 	killGrace time.Duration
 	what      string // "lock" or "leadership", as in "lock lost while CMD ran"
+	passStdin bool   // the command reads zklock's stdin (--pass-stdin); else /dev/null
 }
 
 // supervise runs the command while lease lasts and returns its exit code,
@@ -36,19 +37,24 @@ type job struct {
 // --kill-grace (one deadline for the group, leftovers included), and the
 // error carries exitLost or exitRevoked.
 //
+// SIGINT, SIGTERM and SIGHUP of zklock are passed on to the group, which then has the same
+// --kill-grace before SIGKILL; a second such signal sends SIGKILL at once.
+//
 // ctx ends on a signal that arrived before supervise listened: the command
 // is then not started.
 func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job, env []string, io stdio) (int, error) {
-	sigs := make(chan os.Signal, 4)
+	sigs, jobSigs := make(chan os.Signal, 4), make(chan os.Signal, 4)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
+	signal.Notify(jobSigs, jobSignals...)
+	defer signal.Stop(jobSigs)
 	if ctx.Err() != nil {
 		return 0, withCode(exitInterrupted, fmt.Errorf("interrupted before %s started", o.argv[0]))
 	}
 	if err := lease.Err(); err != nil {
 		return 0, withCode(exitLost, fmt.Errorf("%s lost before %s started: %w", o.what, o.argv[0], err))
 	}
-	c, err := startChild(o.argv, env)
+	c, err := startChild(o.argv, env, o.passStdin)
 	if err != nil {
 		return 0, err
 	}
@@ -56,8 +62,12 @@ func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job
 	var kill <-chan time.Time
 	var killAt time.Time // when the whole group is killed, once stopping
 	done := lease.Done()
+	jc := &jobControl{c: c, lease: lease, what: o.what, argv: o.argv, w: io}
 	stop := func(why error) {
-		ended, kill, killAt = why, time.After(o.killGrace), time.Now().Add(o.killGrace)
+		ended = why
+		if kill == nil { // a signal started the grace already: it keeps its deadline
+			kill, killAt = time.After(o.killGrace), time.Now().Add(o.killGrace)
+		}
 		fmt.Fprintf(io.err, "zklock: %v; sending SIGTERM to %s\n", why, strings.Join(o.argv, " "))
 		c.signal(syscall.SIGTERM)
 	}
@@ -68,10 +78,23 @@ func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job
 				c.stopLeftovers(killAt)
 				return 0, ended
 			}
-			c.stopLeftovers(time.Now().Add(o.killGrace))
+			if kill == nil {
+				killAt = time.Now().Add(o.killGrace)
+			}
+			c.stopLeftovers(killAt)
 			return c.exitCode(), nil
 		case s := <-sigs:
-			c.signal(s.(syscall.Signal))
+			if kill == nil { // the first stop: the same grace as a lost lock's
+				c.signal(s.(syscall.Signal))
+				kill, killAt = time.After(o.killGrace), time.Now().Add(o.killGrace)
+				continue
+			}
+			fmt.Fprintf(io.err, "zklock: %v again; sending SIGKILL to %s\n", s, strings.Join(o.argv, " "))
+			c.signal(syscall.SIGKILL)
+		case s := <-jobSigs:
+			if err := jc.handle(s); err != nil && ended == nil { // the group was killed
+				ended, kill, killAt = err, nil, time.Now()
+			}
 		case <-done:
 			done, revoked = nil, nil
 			lost := withCode(exitLost, fmt.Errorf("%s lost while %s ran: %w", o.what, o.argv[0], lease.Err()))
@@ -84,7 +107,7 @@ func supervise(ctx context.Context, lease tenure, revoked <-chan struct{}, o job
 			revoked = nil
 			stop(withCode(exitRevoked, fmt.Errorf("revocation of %s requested while %s ran", lease.Path(), o.argv[0])))
 		case <-kill:
-			fmt.Fprintf(io.err, "zklock: %s still running %v after SIGTERM; sending SIGKILL\n", o.argv[0], o.killGrace)
+			fmt.Fprintf(io.err, "zklock: %s still running %v after it was told to stop; sending SIGKILL\n", o.argv[0], o.killGrace)
 			c.signal(syscall.SIGKILL)
 		}
 	}

@@ -68,7 +68,7 @@ Example:
 }
 
 const execUsage = `Usage: zklock exec [--read | --write | --semaphore N] [--kazoo] [--timeout D] [--try]
-                   [--kill-grace D] [--name NAME] [--revocable] PATH... -- CMD [ARGS...]
+                   [--kill-grace D] [--name NAME] [--revocable] [--pass-stdin] PATH... -- CMD [ARGS...]
 
 Acquire a lock at PATH, run CMD while it is held, release it when CMD exits.
 With several PATHs, take them all as one (mutexes, or --read/--write locks):
@@ -85,7 +85,10 @@ InterProcessSemaphoreV2 that admits N holders. Java processes using Curator
 on the same PATH contend with us. With --kazoo, PATH is a kazoo (Python) lock
 instead: the mutex contends with kazoo's Lock and WriteLock, --read with its
 ReadLock, --write with its WriteLock (docs/interop.md); never use --kazoo and
-Curator's layout on one PATH.
+Curator's layout on one PATH. A PATH that holds another recipe's nodes (a
+mutex's beside --write, kazoo's without --kazoo, a semaphore's without
+--semaphore, or a semaphore whose holders took another --semaphore N) is
+refused with exit 64, naming the flags that fit it.
 
 CMD gets in its environment:
   ZKLOCK_PATH    the lock path (PATH)
@@ -94,13 +97,17 @@ CMD gets in its environment:
                  you protect and have it refuse tokens lower than the highest seen
 
 CMD runs in its own process group. SIGINT, SIGTERM and SIGHUP sent to zklock
-are forwarded to it. When the lock may be lost (session Suspended or Lost, per
+are forwarded to it; if CMD has not exited --kill-grace later, its group gets
+SIGKILL (a second signal sends it at once). When the lock may be lost (session Suspended or Lost, per
 --error-policy), CMD's process group gets SIGTERM, then SIGKILL after
 --kill-grace, and zklock exits 76. When CMD exits, what is left of its
 process group is stopped the same way and the lock is released; zklock exits
-with CMD's exit code. As CMD is not the terminal's foreground job, a CMD
-that reads the terminal is stopped (SIGTTIN): give it input from a file or
-a pipe.
+with CMD's exit code. CMD's stdin is /dev/null unless --pass-stdin. As CMD
+is not the terminal's foreground job, a CMD that reads the terminal is
+stopped (SIGTTIN), holding the lock: zklock says so on stderr. Ctrl-Z
+(SIGTSTP) of zklock stops CMD's process group, then zklock; when continued,
+zklock continues CMD, or kills it (exit 76) if the lock was lost meanwhile.
+SIGSTOP of zklock cannot be caught and stops zklock alone: use SIGTSTP.
 
 The lock is released only once CMD and its process group have exited: after
 a connection reset (the session survives) the next holder waits for that.
@@ -123,13 +130,14 @@ Flags:
   --semaphore N     take one lease of a semaphore admitting N holders
   --timeout D       give up after D (exit 75); default: wait for ever
   --try             give up at once if the lock is busy (exit 73); with several
-                    PATHs, if any of them is (none is taken)
+                    PATHs, if any of them is (none is taken); not with --timeout
   --kill-grace D    time between SIGTERM and SIGKILL (default: a quarter of the
                     session timeout, 2.5s at 10s; above a third of it, a partition
-                    may let the next holder start first; --verbose warns)
+                    may let the next holder start first: zklock warns)
   --name NAME       a name stored in the lock node with host and pid, shown by holders
   --revocable       honour 'zklock revoke' (and Curator's Revoker): stop CMD as on a
                     lost lock, exit 77 (not with --semaphore)
+  --pass-stdin      give CMD zklock's stdin (default: /dev/null)
 
 Examples:
   zklock exec --timeout 1m /locks/backup -- ./backup.sh
@@ -169,7 +177,7 @@ Example:
   # ... read ZKLOCK_TOKEN from /run/backup.lock, work, then: kill %1
 `
 
-const electUsage = `Usage: zklock elect [--id ID] [--kill-grace D] PATH -- CMD [ARGS...]
+const electUsage = `Usage: zklock elect [--id ID] [--kill-grace D] [--pass-stdin] PATH -- CMD [ARGS...]
        zklock elect --listen PATH
 
 Join the leader election at PATH and run CMD while this process is the
@@ -220,6 +228,7 @@ Flags:
   --kill-grace D    time between SIGTERM and SIGKILL (default: a quarter of the
                     session timeout, 2.5s at 10s), as for exec
   --listen          print the leader and its changes instead of taking part
+  --pass-stdin      give CMD zklock's stdin (default: /dev/null), as for exec
 
 Examples:
   zklock elect --id "$(hostname)" /elections/scheduler -- ./scheduler --fence "$ZKLOCK_TOKEN"
@@ -248,7 +257,10 @@ is the --id, as Curator's), look like a mutex's and show as mutex: the rule
 is the same. ROLE is holds or waits where zklock knows the kind's rule
 (mutex, selector, latch, read-write lock, semaphore; on a kazoo path kazoo
 lock and kazoo read lock); for any other kind (custom:NAME, unknown) it is
-"unknown": zklock does not guess who holds.
+"unknown": zklock does not guess who holds. REVOCABLE (JSON: revocable) is
+yes when the holder honours 'zklock revoke' (zklock exec or lock --revocable),
+no for another zklock node, "-" (absent) when the node does not say (Curator's,
+kazoo's, zkrecipes' own).
 
 Flags:
   --json    print one JSON object instead of a table
