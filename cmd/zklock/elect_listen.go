@@ -22,7 +22,8 @@ func (v leaderView) String() string {
 	if v.node == "" {
 		return "no leader"
 	}
-	return fmt.Sprintf("leader=%s node=%s token=%d", v.id, v.node, v.token)
+	// The id is any candidate's node data: escaped, so that it cannot forge a line or a field.
+	return fmt.Sprintf("leader=%s node=%s token=%d", safeText(v.id), safeText(v.node), v.token)
 }
 
 // runListen is `zklock elect --listen PATH`: print the leader of the election at PATH, then

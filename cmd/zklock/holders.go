@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -16,9 +18,12 @@ import (
 
 // nodeInfo is one contender node as holders shows it.
 type nodeInfo struct {
-	Node       string            `json:"node"`
-	Kind       string            `json:"kind"` // the recipe (see nodeKind)
+	Node string `json:"node"`
+	Kind string `json:"kind"` // the recipe (see nodeKind)
+	// Data is the node's data as text. Data that is not valid UTF-8 cannot be a JSON string
+	// exactly (its bad bytes become U+FFFD here): DataBase64 then holds the exact bytes.
 	Data       string            `json:"data"`
+	DataBase64 string            `json:"data_base64,omitempty"`
 	Session    string            `json:"session"` // the ephemeral owner, in hex
 	Created    time.Time         `json:"created"`
 	AgeSeconds float64           `json:"age_seconds"`
@@ -257,6 +262,9 @@ func describeNode(p, name string, data []byte, st *framework.Stat, now time.Time
 		Session: sessionHex(st.EphemeralOwner), Created: created.UTC(),
 		AgeSeconds: max(now.Sub(created), 0).Seconds(), Origin: recipes.NodeOrigin(data),
 		owner: st.EphemeralOwner, name: name,
+	}
+	if !utf8.Valid(data) {
+		n.DataBase64 = base64.StdEncoding.EncodeToString(data)
 	}
 	if id, ok := recipes.ParseIdentity(data); ok {
 		n.Identity = &id

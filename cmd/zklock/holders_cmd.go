@@ -57,7 +57,7 @@ func runHolders(ctx context.Context, g *globals, args []string, std stdio) error
 
 // printHolders writes the report as a table, holders first.
 func printHolders(w io.Writer, r holdersReport) {
-	fmt.Fprintf(w, "%s: %s, %d holding, %d waiting", r.Path, r.Kind, len(r.Holders), len(r.Queue))
+	fmt.Fprintf(w, "%s: %s, %d holding, %d waiting", safeText(r.Path), safeText(r.Kind), len(r.Holders), len(r.Queue))
 	if len(r.Unknown) > 0 {
 		fmt.Fprintf(w, ", %d of unknown role (zklock does not know their recipe's rule)", len(r.Unknown))
 	}
@@ -72,7 +72,7 @@ func printHolders(w io.Writer, r holdersReport) {
 		nodes []nodeInfo
 	}{{"holds", r.Holders}, {"waits", r.Queue}, {"unknown", r.Unknown}} {
 		for _, n := range part.nodes {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", part.role, n.Kind, n.Node, n.Session,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", part.role, safeText(n.Kind), safeText(n.Node), n.Session,
 				formatAge(n.AgeSeconds), n.Origin, printable(n.Data, 80))
 		}
 	}
@@ -87,8 +87,9 @@ func formatAge(s float64) string {
 	return d.Round(time.Second).String()
 }
 
-// printable shows data as text when it is printable, quoted otherwise, cut
-// at limit runes.
+// printable shows data as text when it is printable, quoted otherwise (strconv.Quote escapes
+// every control, format and separator character and every byte that is not UTF-8: see
+// safeText), cut at limit runes.
 func printable(s string, limit int) string {
 	if s == "" {
 		return `""`

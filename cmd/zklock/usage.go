@@ -246,6 +246,11 @@ is the same. ROLE is holds or waits where zklock knows the kind's rule
 lock and kazoo read lock); for any other kind (custom:NAME, unknown) it is
 "unknown": zklock does not guess who holds.
 
+Names and data are any client's: the table escapes every control, bidi and
+format character and every byte that is not UTF-8 (\n, \x1b, \u202e, \xff,
+and \\ for a backslash), one line per node. --json is exact: "data" is the
+data as text, and when it is not valid UTF-8 "data_base64" holds its bytes.
+
 Flags:
   --json    print one JSON object instead of a table
 
