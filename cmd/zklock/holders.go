@@ -29,8 +29,11 @@ type nodeInfo struct {
 	AgeSeconds float64           `json:"age_seconds"`
 	Origin     recipes.Origin    `json:"origin"` // go, java or unknown from the data; python from a kazoo name
 	Identity   *recipes.Identity `json:"identity,omitempty"`
-	owner      int64
-	name       string
+	// Foreign marks a node that is not ephemeral: no contender made it and no session's end
+	// removes it (recipes.ErrForeignNode). The recipes refuse to queue behind it.
+	Foreign bool `json:"foreign,omitempty"`
+	owner   int64
+	name    string
 }
 
 // holdersReport is a lock's state: holders first, then the queue.
@@ -261,7 +264,7 @@ func describeNode(p, name string, data []byte, st *framework.Stat, now time.Time
 		Node: p, Kind: nodeKind(name, data), Data: string(data),
 		Session: sessionHex(st.EphemeralOwner), Created: created.UTC(),
 		AgeSeconds: max(now.Sub(created), 0).Seconds(), Origin: recipes.NodeOrigin(data),
-		owner: st.EphemeralOwner, name: name,
+		owner: st.EphemeralOwner, name: name, Foreign: !recipes.IsEphemeralOwner(st.EphemeralOwner),
 	}
 	if !utf8.Valid(data) {
 		n.DataBase64 = base64.StdEncoding.EncodeToString(data)

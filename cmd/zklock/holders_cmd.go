@@ -61,6 +61,9 @@ func printHolders(w io.Writer, r holdersReport) {
 	if len(r.Unknown) > 0 {
 		fmt.Fprintf(w, ", %d of unknown role (zklock does not know their recipe's rule)", len(r.Unknown))
 	}
+	if n := countForeign(r); n > 0 {
+		fmt.Fprintf(w, ", %d foreign (not ephemeral: no contender, it blocks for ever; see docs/security.md to remove it)", n)
+	}
 	fmt.Fprintln(w)
 	if len(r.Holders)+len(r.Queue)+len(r.Unknown) == 0 {
 		return
@@ -72,11 +75,28 @@ func printHolders(w io.Writer, r holdersReport) {
 		nodes []nodeInfo
 	}{{"holds", r.Holders}, {"waits", r.Queue}, {"unknown", r.Unknown}} {
 		for _, n := range part.nodes {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", part.role, safeText(n.Kind), safeText(n.Node), n.Session,
+			role := part.role
+			if n.Foreign {
+				role = "foreign"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", role, safeText(n.Kind), safeText(n.Node), n.Session,
 				formatAge(n.AgeSeconds), n.Origin, printable(n.Data, 80))
 		}
 	}
 	tw.Flush()
+}
+
+// countForeign counts r's nodes that are not ephemeral.
+func countForeign(r holdersReport) int {
+	n := 0
+	for _, part := range [][]nodeInfo{r.Holders, r.Queue, r.Unknown} {
+		for _, x := range part {
+			if x.Foreign {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func formatAge(s float64) string {

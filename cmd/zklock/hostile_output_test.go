@@ -77,3 +77,25 @@ func TestElectListenHostileID(t *testing.T) {
 		t.Fatalf("listen printed %q, want it to start with %q", line, want)
 	}
 }
+
+// zklock holders marks a persistent node in a lock directory as foreign (issue 25.3): no
+// session owns it, and the acquire loop refuses to queue behind it.
+func TestHoldersMarksSquatter(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	p := lockPath(t)
+	squat := p + "/lock-00000000000000000000"
+	if _, err := fw.Create(ctxFor(t, 10*time.Second), squat, nil, framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Delete(ctxFor(t, 10*time.Second), squat) })
+	out, errOut, code := runZklock(t, "--servers", zk.ConnectString(), "holders", p)
+	if code != 0 || !strings.Contains(out, "1 foreign") || !strings.Contains(out, "foreign ") {
+		t.Fatalf("holders: exit %d, want the node marked foreign\n%s%s", code, out, errOut)
+	}
+	r := holdersJSON(t, zk.ConnectString(), p)
+	all := append(append(r.Holders, r.Queue...), r.Unknown...)
+	if len(all) != 1 || !all[0].Foreign {
+		t.Fatalf("--json: %+v, want one node marked foreign", r)
+	}
+}

@@ -244,7 +244,10 @@ is the --id, as Curator's), look like a mutex's and show as mutex: the rule
 is the same. ROLE is holds or waits where zklock knows the kind's rule
 (mutex, selector, latch, read-write lock, semaphore; on a kazoo path kazoo
 lock and kazoo read lock); for any other kind (custom:NAME, unknown) it is
-"unknown": zklock does not guess who holds.
+"unknown": zklock does not guess who holds. ROLE is foreign for a node that is
+not ephemeral: no contender made it and no session's end removes it, so it
+would block the lock (or take a semaphore slot) for ever; zkrecipes refuses to
+queue behind it (recipes.ErrForeignNode). docs/security.md says how to remove it.
 
 Names and data are any client's: the table escapes every control, bidi and
 format character and every byte that is not UTF-8 (\n, \x1b, \u202e, \xff,
