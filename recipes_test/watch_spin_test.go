@@ -1,0 +1,51 @@
+package recipes_test
+
+import (
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+// Issue 25.4: another client removed READ from a revocable holder's node; the revocation watch
+// re-read it at ~2,670 requests/s for the life of the lease and said so only at debug level. It
+// must back off under the retry policy and warn, once, that it cannot watch. The bound checked
+// (under 40 reads in 2 s) is 100 times below the spin; load can only lower the count.
+func TestRevocationWatchBacksOffWhenUnreadable(t *testing.T) {
+	zk := shared
+	logs := &zktest.LogBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var reads atomic.Int64 // reads of the node that failed
+	fw := zktest.Connect(t, zk, framework.WithLogger(log), framework.WithTracer(func(tr framework.Trace) {
+		if tr.Kind == framework.TraceOperation && tr.Err != nil && strings.HasPrefix(tr.Name, "getData") {
+			reads.Add(1)
+		}
+	}))
+	other := zktest.Connect(t, zk)
+	p := lockPath(t)
+	l := mustAcquire(t, mustMutex(t, fw, p, recipes.WithRevocation(func(*recipes.Lease) {})), 10*time.Second)
+	defer mustRelease(t, l)
+	if _, err := other.SetACL(ctxFor(t, 5*time.Second), l.Path(), framework.WorldACL(framework.PermAll&^framework.PermRead), -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Set(ctxFor(t, 5*time.Second), l.Path(), []byte("poke"), -1); err != nil { // fire the watch
+		t.Fatal(err)
+	}
+	zktest.Eventually(t, 10*time.Second, "a warning that revocation cannot be watched", func() bool {
+		return logs.Contains("level=WARN") && logs.Contains("cannot watch")
+	})
+	before := reads.Load()
+	time.Sleep(2 * time.Second) // a measurement window, not a synchronisation
+	after := logs.String()
+	if n := reads.Load() - before; n >= 40 {
+		t.Fatalf("%d reads of the unreadable node in 2 s: the watch spins", n)
+	}
+	if n := strings.Count(after, "cannot watch"); n != 1 {
+		t.Fatalf("%d warnings, want exactly one:\n%s", n, after)
+	}
+}
