@@ -26,17 +26,17 @@ func TestRevocationWatchBacksOffWhenUnreadable(t *testing.T) {
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
 	fw := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second),
 		framework.WithErrorPolicy(framework.SessionPolicy), framework.WithLogger(log), framework.WithTracer(func(tr framework.Trace) {
-		log.Debug("trace", "kind", tr.Kind, "name", tr.Name, "path", tr.Path, "err", tr.Err)
-		if tr.Kind == framework.TraceOperation && tr.Err == nil && tr.Name == "getDataW" {
-			select {
-			case watching <- struct{}{}:
-			default:
+			log.Debug("trace", "kind", tr.Kind, "name", tr.Name, "path", tr.Path, "err", tr.Err)
+			if tr.Kind == framework.TraceOperation && tr.Err == nil && tr.Name == "getDataW" {
+				select {
+				case watching <- struct{}{}:
+				default:
+				}
 			}
-		}
-		if tr.Kind == framework.TraceOperation && tr.Err != nil && strings.HasPrefix(tr.Name, "getData") {
-			reads.Add(1)
-		}
-	}))
+			if tr.Kind == framework.TraceOperation && tr.Err != nil && strings.HasPrefix(tr.Name, "getData") {
+				reads.Add(1)
+			}
+		}))
 	other := zktest.Connect(t, zk)
 	t.Cleanup(func() {
 		if t.Failed() {
