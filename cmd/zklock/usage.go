@@ -267,7 +267,10 @@ const revokeUsage = `Usage: zklock revoke NODE
 Ask the holder of the lock node NODE (a path that 'zklock holders' prints) to
 release it, by writing "__REVOKE__" into it as Curator's Revoker does.
 Revocation is cooperative: only a holder that made its lock revocable
-reacts ('zklock exec --revocable', Curator's makeRevocable). A node that is already gone is not an error.
+reacts ('zklock exec --revocable', Curator's makeRevocable). A node that does
+not exist is an error (exit 70). A holder whose zkrecipes identity says it is
+not revocable is refused (exit 70) and nothing is written; for other holders
+(Curator's, older ones) zklock says it cannot tell whether they will react.
 NODE must be a contender node of a lock: its name [_c_<uuid>-]<lock name><10-digit
 sequence> (lock-, __READ__, __WRIT__, lease-, latch-; __lock__ and __rlock__ of
 exec --kazoo), its parent the lock's directory, the node ephemeral. Nodes kazoo
