@@ -9,7 +9,15 @@ import (
 const globalFlagsHelp = `Global flags (before or after the command):
   --servers host:port,...   ZooKeeper servers (default: $ZK_SERVERS)
   --namespace NS            prefix every path with /NS, as Curator's namespace
-  --auth user:password      authenticate with the digest scheme
+  --auth-file FILE          authenticate with the digest scheme as the user:password
+                            on FILE's first line (also $ZKLOCK_AUTH_FILE, or
+                            $ZKLOCK_AUTH=user:password)
+  --auth user:password      the same from argv: any user of the host can read it there
+  --acl A                   the ACL of the nodes zklock creates: creator (only the
+                            credentials' identity; the default with credentials),
+                            creator-read (and READ for anyone, so anonymous holders
+                            works) or open (anyone; the default without). See
+                            docs/security.md
   --session-timeout D       requested session timeout (default 10s); exec's and
                             elect's --kill-grace default to a quarter of it
   --connect-timeout D       give up when no session exists after D (default 15s)
