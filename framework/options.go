@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"time"
@@ -49,6 +50,7 @@ type config struct {
 	errorPolicy    ErrorPolicy
 	logger         *slog.Logger
 	dialer         zk.Dialer
+	tls            *tls.Config // WithTLS; nil: plain TCP
 	zkOptions      []func(*zk.Conn)
 	tracer         func(Trace)
 	err            error
