@@ -187,13 +187,12 @@ func (f *Framework) createAttempt(ctx context.Context, full string, data []byte,
 	return f.createNode(ctx, full, data, cc)
 }
 
-// createNode sends one create request in the right flavour. The epoch is taken just before the
-// request: a reply proves that no disconnect or expiry came between, so it is the epoch of the
-// create. If that epoch belongs to another session (the request was queued before a session
-// started), the epoch current after a reply is taken if its session is the one running then.
+// createNode sends one create request in the right flavour. Its epoch is the epoch of the
+// connection that carried it (replyepoch.go), settled from that connection alone: never the
+// epoch current after the reply, which may belong to a later session.
 func (f *Framework) createNode(ctx context.Context, full string, data []byte, cc *createConfig) (string, *Session, <-chan struct{}, error) {
 	flag, _ := cc.mode.flag()
-	sess := f.Session()
+	carrier := f.sockets.carrier()
 	created, err, done := callTracked(f, ctx, func() (string, error) {
 		switch {
 		case cc.mode == Container:
@@ -203,12 +202,8 @@ func (f *Framework) createNode(ctx context.Context, full string, data []byte, cc
 		}
 		return f.conn.Create(full, data, flag, cc.acl)
 	})
-	if id := f.conn.SessionID(); err == nil && sess.ID() != id {
-		if after := f.Session(); after.ID() == id {
-			sess = after
-		}
-	}
-	return created, sess, done, err
+	f.replyHook(err)
+	return created, carrier.replyEpoch(), done, err
 }
 
 // mkdirs creates every missing node of dir (a server path) as a container with empty data,

@@ -120,8 +120,16 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 // createHooks pause CreateAndList in tests, to force each order of the hand-off between the
 // create's goroutine and a caller whose ctx ends: created runs on the goroutine once the create
 // has ended, before the hand-off; delivered once it has handed its result over; collect on the
-// caller, right before it waits for that result.
+// caller, right before it waits for that result (CreateSetAndList's too). replied runs right
+// after a successful reply to a create or a set's transaction, before its epoch is known.
 type createHooks struct {
-	created, delivered func()
-	collect            func(ctx context.Context)
+	created, delivered, replied func()
+	collect                     func(ctx context.Context)
+}
+
+// replyHook runs the replied hook, if a test set one, after a successful reply.
+func (f *Framework) replyHook(err error) {
+	if h := f.createHooks.Load(); err == nil && h != nil && h.replied != nil {
+		h.replied()
+	}
 }

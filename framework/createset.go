@@ -26,7 +26,7 @@ type protectedSet struct {
 	parents  []string // server paths
 	reqs     []any
 	sentBy   int64           // session that sent the last transaction
-	sentIn   *Session        // epoch current when it was sent
+	sentIn   *Session        // epoch of the connection that carried it (replyepoch.go)
 	inFlight <-chan struct{} // closes when the last transaction request has ended
 	tried    bool
 	retried  bool
@@ -104,19 +104,16 @@ func (ps *protectedSet) attempt(ctx context.Context) ([]string, error) {
 	}
 }
 
-// send sends the transaction once and records the epoch it was sent in (see createNode).
+// send sends the transaction once and records the epoch of the connection that carried it
+// (see createNode).
 func (ps *protectedSet) send(ctx context.Context) ([]string, error) {
 	f := ps.f
 	ps.sentBy = f.conn.SessionID()
-	sess := f.Session()
+	carrier := f.sockets.carrier()
 	res, err, done := callTracked(f, ctx, func() ([]zk.MultiResponse, error) { return f.conn.Multi(ps.reqs...) })
 	ps.inFlight = done
-	if id := f.conn.SessionID(); err == nil && sess.ID() != id {
-		if after := f.Session(); after.ID() == id {
-			sess = after
-		}
-	}
-	ps.sentIn = sess
+	f.replyHook(err)
+	ps.sentIn = carrier.replyEpoch()
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,9 @@ func (f *Framework) CreateSetAndList(ctx context.Context, paths []string, data [
 		parents[i] = path.Dir(p)
 	}
 	kids, stats, lerr := f.childrenAll(ctx, parents)
+	if h := f.createHooks.Load(); h != nil && h.collect != nil {
+		h.collect(ctx)
+	}
 	select {
 	case c = <-done:
 	case <-ctx.Done():

@@ -1,6 +1,9 @@
 package framework
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"time"
+)
 
 // SessionCredentials returns the id and password of the session the server last granted
 // (0 and nil before the first). It is meant for tests that expire a session on the server
@@ -15,10 +18,12 @@ func (f *Framework) SessionCredentials() (id int64, passwd []byte) {
 	return c.id, append([]byte(nil), c.passwd...)
 }
 
-// sessionCreds is a session the server granted in a ConnectResponse.
+// sessionCreds is a session the server granted in a ConnectResponse, with the session timeout
+// it negotiated (the one every timer of the Framework runs on: see Framework.SessionTimeout).
 type sessionCreds struct {
-	id     int64
-	passwd []byte
+	id      int64
+	passwd  []byte
+	timeout time.Duration
 }
 
 // connectFrameMax bounds the first frame we collect: a ConnectResponse is about 40 bytes.
@@ -26,7 +31,9 @@ const connectFrameMax = 256
 
 // sawConnectBytes collects the first frame a connection returns to go-zookeeper (its
 // ConnectResponse: int32 length, int32 protocolVersion, int32 timeOut, int64 sessionID, int32
-// passwd length, passwd) and records the session it grants. Only the reading goroutine calls it.
+// passwd length, passwd) and records the session it grants and its negotiated timeout, before
+// go-zookeeper reports the session (so before any epoch of it starts, and whatever logger the
+// user gave go-zookeeper). Only the reading goroutine calls it.
 func (c *trackedConn) sawConnectBytes(p []byte) {
 	c.head = append(c.head, p...)
 	if len(c.head) < 4 {
@@ -59,5 +66,6 @@ func parseConnectResponse(b []byte) (*sessionCreds, bool) {
 	if timeout <= 0 || id == 0 || n < 0 || n > len(b)-20 {
 		return nil, false
 	}
-	return &sessionCreds{id: id, passwd: append([]byte(nil), b[20:20+n]...)}, true
+	return &sessionCreds{id: id, passwd: append([]byte(nil), b[20:20+n]...),
+		timeout: time.Duration(timeout) * time.Millisecond}, true
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"log/slog"
 	"testing"
+	"time"
 )
 
 func connectResponse(timeout int32, id int64, passwd []byte) []byte {
@@ -18,7 +19,8 @@ func connectResponse(timeout int32, id int64, passwd []byte) []byte {
 }
 
 // The first frame of a connection, read in any pieces, records the session it grants; a
-// refused session (timeOut 0) keeps the last one; later frames are not parsed.
+// refused session (timeOut 0) keeps the last one; later frames are not parsed. The negotiated
+// timeout is the frame's timeOut.
 func TestSawConnectBytes(t *testing.T) {
 	tr := newConnTracker(nil, slog.New(slog.DiscardHandler))
 	pw := []byte("0123456789abcdef")
@@ -32,7 +34,7 @@ func TestSawConnectBytes(t *testing.T) {
 			t.Fatalf("split %d: first frame not complete", split)
 		}
 		got := tr.creds.Load()
-		if got == nil || got.id != 0x1234 || !bytes.Equal(got.passwd, pw) {
+		if got == nil || got.id != 0x1234 || !bytes.Equal(got.passwd, pw) || got.timeout != 4*time.Second {
 			t.Fatalf("split %d: creds %+v", split, got)
 		}
 	}

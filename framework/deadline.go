@@ -60,10 +60,10 @@ func (m *stateMachine) newEpoch(id int64) *Session {
 	}
 	s := newSession(id, m.checkDeadline)
 	d, _ := m.deadline()
-	// Half the deadline first: the negotiated timeout may still be unknown (go-zookeeper logs
-	// it, and zkLogger reads it, right after this epoch's HasSession).
+	// The negotiated timeout is known by now: the dialer read it from the ConnectResponse
+	// before go-zookeeper reported this session (credentials.go).
 	s.mu.Lock()
-	s.timer = time.AfterFunc(d/2, func() { m.deadlineTimer(s) })
+	s.timer = time.AfterFunc(d, func() { m.deadlineTimer(s) })
 	s.mu.Unlock()
 	return s
 }

@@ -166,3 +166,30 @@ func BenchmarkDeadlineSessionErr(b *testing.B) {
 	}
 	m.close()
 }
+
+// Session.Done and Context().Err() in a hot select loop: the same check as Err. (A session
+// timeout of an hour: the connection stays fresh however long the sub-benchmarks run.)
+func BenchmarkDeadlineSessionDone(b *testing.B) {
+	m, _, lastRead, _ := clockedMachine(StandardPolicy, time.Hour)
+	m.onEvent(session(zk.StateHasSession), 1)
+	_, epoch, _ := m.snapshot()
+	lastRead.Store(monoNow())
+	b.Run("Done", func(b *testing.B) {
+		for b.Loop() {
+			select {
+			case <-epoch.Done():
+				b.Fatal("ended")
+			default:
+			}
+		}
+	})
+	b.Run("ContextErr", func(b *testing.B) {
+		ctx := epoch.Context()
+		for b.Loop() {
+			if ctx.Err() != nil {
+				b.Fatal("ended")
+			}
+		}
+	})
+	m.close()
+}

@@ -38,7 +38,8 @@ type connTracker struct {
 	resent   atomic.Int64                  // setWatches requests written (setwatches.go)
 	gateOnce sync.Mutex
 
-	creds atomic.Pointer[sessionCreds] // the session of the last ConnectResponse (credentials.go)
+	creds   atomic.Pointer[sessionCreds] // the session of the last ConnectResponse (credentials.go)
+	current atomic.Pointer[trackedConn]  // the socket dialed last (replyepoch.go)
 }
 
 func newConnTracker(d zk.Dialer, log *slog.Logger) *connTracker {
@@ -69,6 +70,7 @@ func (t *connTracker) Dial(network, address string, timeout time.Duration) (net.
 	t.mu.Lock()
 	t.conns[tc] = struct{}{}
 	t.mu.Unlock()
+	t.current.Store(tc)
 	return tc, nil
 }
 
@@ -113,6 +115,7 @@ type trackedConn struct {
 
 	head     []byte // the first frame so far, until headDone (credentials.go)
 	headDone bool
+	epoch    atomic.Pointer[Session] // the epoch of its session, once it has one (replyepoch.go)
 }
 
 // socketReader is what the buffer reads from: the socket, noting the time of each read that

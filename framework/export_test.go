@@ -56,3 +56,12 @@ func SetWatchHook(f *Framework, fn func()) (remove func()) {
 // SetWatchesGateArmed reports whether f holds operations back until go-zookeeper re-sends its
 // watches (setwatches.go).
 func SetWatchesGateArmed(f *Framework) bool { return f.sockets.gate.Load() != nil }
+
+// SetReplyHook makes f run fn right after each successful reply to a create (CreateAndList's,
+// Create's) or to a set's transaction, before the epoch of that reply is settled, and collect
+// on CreateAndList's and CreateSetAndList's caller right after its listings were answered.
+// Either may be nil. remove undoes it (and any SetCreateHooks).
+func SetReplyHook(f *Framework, fn func(), collect func(ctx context.Context)) (remove func()) {
+	f.createHooks.Store(&createHooks{replied: fn, collect: collect})
+	return func() { f.createHooks.Store(nil) }
+}

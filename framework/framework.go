@@ -33,11 +33,10 @@ type Framework struct {
 	// servers is the server list given to New, named by ErrNoServer errors.
 	servers []string
 
-	st         stateMachine
-	hub        *listenerHub
-	negotiated atomic.Int64 // ms
-	requests   atomic.Int64
-	relists    atomic.Int64 // CreateAndList listings that had to be sent again
+	st       stateMachine
+	hub      *listenerHub
+	requests atomic.Int64
+	relists  atomic.Int64 // CreateAndList listings that had to be sent again
 	// createHooks, set only by tests, pause CreateAndList at the two sides of its hand-off.
 	createHooks atomic.Pointer[createHooks]
 	// watchHook, set only by tests, runs between go-zookeeper's reply to a watching read (its
@@ -106,7 +105,7 @@ func (f *Framework) connect(servers []string) error {
 	all := []func(*zk.Conn){
 		func(c *zk.Conn) { f.zc.Store(c) }, // before go-zookeeper's loop starts: no callback sees nil
 		zk.WithEventCallback(f.onZKEvent),
-		zk.WithLogger(zkLogger{log: f.log, negotiated: &f.negotiated}),
+		zk.WithLogger(zkLogger{log: f.log}),
 	}
 	f.servers = slices.Clone(servers)
 	dial := f.cfg.dialer
@@ -162,6 +161,9 @@ func (f *Framework) onZKEvent(ev zk.Event) {
 			}
 		}
 		f.st.onEvent(ev, id)
+		if ev.State == zk.StateHasSession {
+			f.sockets.tagEpoch(f.Session(), id)
+		}
 	}
 	f.wmCB(ev)
 }
@@ -186,10 +188,11 @@ func (f *Framework) addAuth(ctx context.Context) {
 // posted queues a state for the listeners (and the log); it runs under the state machine's lock.
 func (f *Framework) posted(s ConnectionState, session int64) { f.hub.post(s, session) }
 
-// sessionTimeout is the negotiated session timeout, or the requested one before negotiation.
+// sessionTimeout is the session timeout the server negotiated in the ConnectResponse of the
+// last session it granted (credentials.go), or the requested one before the first.
 func (f *Framework) sessionTimeout() time.Duration {
-	if ms := f.negotiated.Load(); ms > 0 {
-		return time.Duration(ms) * time.Millisecond
+	if c := f.sockets.creds.Load(); c != nil {
+		return c.timeout
 	}
 	return f.cfg.sessionTimeout
 }

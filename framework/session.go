@@ -12,10 +12,11 @@ import (
 // silent past its deadline (see Err), or the Framework closes. A lock acquired in an epoch is only
 // trustworthy while the epoch's Done is open. Safe for concurrent use.
 type Session struct {
-	id     int64
-	done   chan struct{}
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	id      int64
+	done    chan struct{}
+	ctx     context.Context
+	checked context.Context // ctx whose Done and Err first check the deadline (Context)
+	cancel  context.CancelCauseFunc
 	// check, nil for the placeholder epoch, ends the epoch if the connection has been silent
 	// past its deadline (deadline.go).
 	check func(*Session)
@@ -27,20 +28,43 @@ type Session struct {
 
 func newSession(id int64, check func(*Session)) *Session {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &Session{id: id, done: make(chan struct{}), ctx: ctx, cancel: cancel, check: check}
+	s := &Session{id: id, done: make(chan struct{}), ctx: ctx, cancel: cancel, check: check}
+	s.checked = ctx
+	if check != nil {
+		s.checked = WithCheck(ctx, s.poll)
+	}
+	return s
 }
 
 // ID returns the ZooKeeper session id of this epoch.
 func (s *Session) ID() int64 { return s.id }
 
-// Done returns a channel that closes when the epoch ends. A timer closes it once the connection
-// has been silent past the deadline that Err checks, even if nobody calls Err (as soon as the
-// runtime lets the timer fire: right after a paused process resumes).
-func (s *Session) Done() <-chan struct{} { return s.done }
+// Done returns a channel that closes when the epoch ends. Like Err, every call first checks
+// the deadline (one clock reading while the epoch lives): a call past it ends the epoch and
+// returns the channel closed, so `select { case <-s.Done(): ... default: }` reports the loss on
+// its first call after a pause, before the runtime has run the deadline's timer (which closes
+// the channel for those who only wait on it).
+func (s *Session) Done() <-chan struct{} {
+	s.poll()
+	return s.done
+}
 
 // Context returns a context cancelled when the epoch ends, with Err as its cause: a parent for
-// work that must stop with the session, or a trigger for context.AfterFunc.
-func (s *Session) Context() context.Context { return s.ctx }
+// work that must stop with the session, or a trigger for context.AfterFunc. Its Done and Err
+// check the deadline first, as Session.Done does (see WithCheck).
+func (s *Session) Context() context.Context { return s.checked }
+
+// poll ends a live epoch whose connection has been silent past its deadline (see Err).
+func (s *Session) poll() {
+	if s.check == nil {
+		return
+	}
+	select {
+	case <-s.done:
+	default:
+		s.check(s)
+	}
+}
 
 // Err returns nil while the epoch is live; afterwards an error wrapping ErrSuspended,
 // ErrSessionLost or ErrClosed, naming the session id.

@@ -12,16 +12,23 @@ import (
 // recipe was closed, or, for a selector, the takeover returned. Once Done is closed another
 // candidate may lead: stop acting as the leader. Safe for concurrent use.
 type Term struct {
-	lease  *recipes.Lease
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	lease   *recipes.Lease
+	ctx     context.Context
+	checked context.Context // ctx whose Done and Err ask the lease first (Context)
+	cancel  context.CancelCauseFunc
 }
 
 // newTerm wraps a granted lease; the term ends with the lease, or earlier through end.
 func newTerm(lease *recipes.Lease) *Term {
 	ctx, cancel := context.WithCancelCause(lease.Context())
-	return &Term{lease: lease, ctx: ctx, cancel: cancel}
+	t := &Term{lease: lease, ctx: ctx, cancel: cancel}
+	t.checked = framework.WithCheck(ctx, t.poll)
+	return t
 }
+
+// poll asks the lease, which checks the session's deadline: a lost lease ends t.ctx (its
+// child) synchronously.
+func (t *Term) poll() { t.lease.Done() }
 
 // end ends the term with cause (the first cause wins).
 func (t *Term) end(cause error) { t.cancel(cause) }
@@ -31,8 +38,13 @@ func (t *Term) end(cause error) { t.cancel(cause) }
 func (t *Term) Path() string { return t.lease.Path() }
 
 // Done returns a channel that closes when the term ends: session suspended or lost per the
-// error policy, recipe closed, or takeover returned.
-func (t *Term) Done() <-chan struct{} { return t.ctx.Done() }
+// error policy, recipe closed, or takeover returned. Like Err, every call first checks the
+// session's deadline (one clock reading), so it reports the end on its first call after a
+// pause past it.
+func (t *Term) Done() <-chan struct{} {
+	t.poll()
+	return t.ctx.Done()
+}
 
 // Err returns nil while the term lasts; afterwards why it ended: an error wrapping
 // recipes.ErrLockLost (with the session's reason: framework.ErrSuspended, ErrSessionLost or
@@ -48,8 +60,9 @@ func (t *Term) Err() error {
 }
 
 // Context returns a context cancelled when the term ends, with Err as its cause: the parent
-// for work that only the leader may do.
-func (t *Term) Context() context.Context { return t.ctx }
+// for work that only the leader may do. Its Done and Err check the session's deadline first,
+// as the term's Done does.
+func (t *Term) Context() context.Context { return t.checked }
 
 // Token returns the term's fencing token, the czxid of its node: it grows with every new
 // term across the ensemble. Have the protected resource refuse tokens lower than the highest

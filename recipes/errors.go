@@ -14,6 +14,13 @@ var (
 	// lease of this process, taken through the same Lock, is what holds it (then re-enter that
 	// lease with Lease.Reenter instead).
 	ErrLocked = errors.New("recipes: lock is held")
+	// ErrSelfLocked matches the *LockedError of a TryAcquire whose lock is held by a lease of
+	// this process that the acquire would wait behind: one taken through the same Lock (re-enter
+	// it with Lease.Reenter), the write lease of the same read-write lock for a read (take the
+	// read with ReadLock().Downgrade), or one of its read leases for a write (there is no
+	// upgrade: release the read first). LockedError.Held names that lease's node. It also
+	// matches ErrLocked.
+	ErrSelfLocked = fmt.Errorf("%w by a lease of this process", ErrLocked)
 	// ErrNotHeld is returned when a lease is released (or re-entered) after its
 	// last release. Releasing a lease that was lost is not an error: its node is
 	// deleted anyway.
@@ -22,6 +29,11 @@ var (
 	// or lost (per the framework's error policy): another contender may hold
 	// the lock now.
 	ErrLockLost = errors.New("recipes: lock may be lost")
+	// ErrNodeDeleted is the reason of a lease lost because its node was deleted by someone else
+	// (an operator, another client, Revoke's caller gone rogue) while it was held: the next
+	// contender may hold the lock already. Its Err wraps both ErrLockLost and ErrNodeDeleted;
+	// Release returns nil at once, as for every lost lease.
+	ErrNodeDeleted = errors.New("recipes: the lock node was deleted")
 	// ErrReleased is the cause a lease reports after its last release.
 	ErrReleased = errors.New("recipes: lease released")
 	// ErrForeignLease is returned when a lease is given to a lock it does not
@@ -79,8 +91,14 @@ func (e releasedError) Unwrap() error { return ErrReleased }
 type LockedError struct {
 	Path   string // the busy lock's path
 	Reason string // what holds it, in words
-	node   string // the node ahead, when one node is what holds it
+	// Held is the node name of the lease of this process that holds the lock and that the
+	// acquire would wait behind (see ErrSelfLocked), or "" when another contender holds it.
+	Held string
+	node string // the node ahead, when another contender's one node is what holds it
 }
 
 func (e *LockedError) Error() string { return ErrLocked.Error() + ": " + e.Path + ": " + e.Reason }
 func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// Is matches ErrSelfLocked when a lease of this process holds the lock (Held is set).
+func (e *LockedError) Is(target error) bool { return target == ErrSelfLocked && e.Held != "" }

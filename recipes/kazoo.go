@@ -34,5 +34,6 @@ func NewKazooReadWriteLock(fw *framework.Framework, path string, opts ...LockOpt
 	if err != nil {
 		return nil, err
 	}
+	pairHalves(r, w, false)
 	return &InterProcessReadWriteLock{read: &ReadLock{r}, write: &WriteLock{w}}, nil
 }

@@ -44,8 +44,28 @@ func (n *node) NodeName() string { return path.Base(n.path) }
 func (n *node) Token(ctx context.Context) (int64, error) { return n.token.value(ctx) }
 
 // Done returns a channel that closes when the lease ends: released, or its session suspended
-// or lost per the framework's error policy.
-func (n *node) Done() <-chan struct{} { return n.ctx.Done() }
+// or lost per the framework's error policy. Like Err, every call first asks the session epoch,
+// which checks its deadline (one clock reading while held): after a pause past the deadline,
+// `select { case <-lease.Done(): ... default: }` reports the loss on its first call, before the
+// runtime has run any timer.
+func (n *node) Done() <-chan struct{} {
+	n.poll()
+	return n.ctx.Done()
+}
+
+// poll ends a held lease at once if its session epoch has ended or is past its deadline.
+func (n *node) poll() {
+	select {
+	case <-n.ctx.Done():
+		return
+	default:
+	}
+	select {
+	case <-n.session.Done():
+		n.lose(n.session.Err()) // the epoch ended and its callback has not run yet: tell now
+	default:
+	}
+}
 
 // Err returns nil while the lease is held; afterwards ErrReleased, or ErrLockLost wrapping
 // the session's reason (framework.ErrSuspended, framework.ErrSessionLost, framework.ErrClosed).
@@ -67,8 +87,9 @@ func (n *node) Err() error {
 }
 
 // Context returns a context that is cancelled when the lease ends, with Err's value as its
-// cause: a parent for work that must stop with the lock.
-func (n *node) Context() context.Context { return n.ctx }
+// cause: a parent for work that must stop with the lock. Its Done and Err check the session's
+// deadline first, as the lease's Done does (see framework.WithCheck).
+func (n *node) Context() context.Context { return framework.WithCheck(n.ctx, n.poll) }
 
 // Guard returns a check operation on our lock node. Put it first in a framework Multi so that
 // the transaction commits only while our node exists.

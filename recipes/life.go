@@ -16,7 +16,8 @@ import (
 //
 //   - held: granted, its session epoch live;
 //   - lost: the framework's error policy says the session may be gone (Suspended or Lost under
-//     the Standard policy, Lost only under the Session policy). Done closes with ErrLockLost
+//     the Standard policy, Lost only under the Session policy), or someone else deleted the
+//     node (ErrNodeDeleted: see ownwatch.go; then there is nothing left to delete). Done closes with ErrLockLost
 //     at once, but told is not stopped: while the session lives the node stays until the owner
 //     releases it, or until the loss grace has passed, so that a blip never hands the lock
 //     over sooner than Curator (which keeps the node through a reconnect) would;
@@ -53,6 +54,7 @@ func newNode(lock *Lock, g grant) *node {
 	lock.mine.Store(path.Base(g.path), struct{}{})
 	sess := g.session
 	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
+	n.watchOwn(g.own)
 	return n
 }
 

@@ -33,9 +33,11 @@ type Lock struct {
 	input *inputWatch // the driver's input node, or nil
 	held  atomic.Int64
 
-	warnedDepth atomic.Bool // checkDepth warned once
-	warnedSelf  atomic.Bool // an Acquire waited behind a lease of this Lock: warned once
-	mine        sync.Map    // names of our nodes still standing (held, or lost and not yet deleted)
+	warnedDepth atomic.Bool            // checkDepth warned once
+	warnedSelf  [selfKinds]atomic.Bool // an Acquire waited behind a lease of this process: warned once per kind
+	mine        sync.Map               // names of our nodes still standing (held, or lost and not yet deleted)
+	kin         *Lock                  // the other half of a read-write lock, or nil (pairHalves)
+	kinKind     selfKind               // what a lease of kin that we wait behind is to us
 }
 
 // LockOption configures a Lock or a recipe built on one.
@@ -206,6 +208,13 @@ func (l *Lock) Participants(ctx context.Context) ([]Participant, error) {
 // acquireLease runs the loop with drv (the lock's own, or a per-call one such as a
 // downgrade's) and wraps the grant in a lease owned by l.
 func (l *Lock) acquireLease(ctx context.Context, drv driver.Driver, try bool) (*Lease, error) {
+	return l.acquireLeaseIf(ctx, drv, try, nil)
+}
+
+// acquireLeaseIf is acquireLease with a last check at the grant: when valid (if not nil)
+// refuses the grant, our node is deleted (a cleanup, as on any failure) and its error returned.
+// A downgrade checks there that the write lease it derives from is still held.
+func (l *Lock) acquireLeaseIf(ctx context.Context, drv driver.Driver, try bool, valid func() error) (*Lease, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
@@ -213,6 +222,12 @@ func (l *Lock) acquireLease(ctx context.Context, drv driver.Driver, try bool) (*
 	g, err := l.acquire(ctx, drv, try)
 	if err != nil {
 		return nil, fmt.Errorf("recipes: acquire %s: %w", l.path, err)
+	}
+	if valid != nil {
+		if err := valid(); err != nil {
+			l.abandon(ctx, g.path)
+			return nil, fmt.Errorf("recipes: acquire %s: %w", l.path, err)
+		}
 	}
 	l.event(eventAcquired, g.path, time.Since(start), nil)
 	lease := newLease(l, g)

@@ -18,6 +18,7 @@ type grant struct {
 	path    string             // our node, namespace-relative
 	session *framework.Session // the epoch of the listing that granted; it created our node
 	token   *token             // czxid of our node: the fencing token
+	own     *framework.Watch   // a data watch on our node the loop set already, or nil
 }
 
 // acquire creates our node and waits until drv says we hold the lock. A vanished own node
@@ -70,7 +71,8 @@ type contender struct {
 	name      string // its last segment
 	createdBy int64  // the session that created it
 	try       bool
-	queued    bool // the queued event was reported
+	queued    bool     // the queued event was reported
+	self      selfHold // the lease of this process that the last decision waits behind, if any
 }
 
 // wait decides on children, a listing taken in epoch sess, and waits and lists again until
@@ -86,11 +88,13 @@ func (c *contender) wait(ctx context.Context, sess *framework.Session, children 
 			return grant{}, err
 		}
 		held, byWatch, serr := c.step(ctx, sess, children)
+		var own *framework.Watch
 		if serr == nil && byWatch {
 			// The deletion of the node ahead proves that we are first only while our own node
 			// stands; an operator or a tool may have deleted it meanwhile, and the next contender
-			// then passes it. One exists: the round trip of the listing it replaces, without the children.
-			serr = c.stands(ctx)
+			// then passes it. One getData: the round trip of the listing it replaces, without the
+			// children, and it sets the watch the held lease keeps on its node (ownwatch.go).
+			own, serr = c.stands(ctx)
 		}
 		if serr != nil {
 			return grant{}, serr
@@ -100,23 +104,25 @@ func (c *contender) wait(ctx context.Context, sess *framework.Session, children 
 				return grant{}, fmt.Errorf("%w: %s: created by session 0x%x, now 0x%x",
 					driver.ErrOwnNodeMissing, c.path, c.createdBy, sess.ID())
 			}
-			return grant{path: c.path, session: sess}, nil
+			return grant{path: c.path, session: sess, own: own}, nil
 		}
 		sess = c.lock.fw.Session()
 		children, err = c.lock.list(ctx)
 	}
 }
 
-// stands checks that our node still exists; a missing one is ErrOwnNodeMissing (queue again).
-func (c *contender) stands(ctx context.Context) error {
-	st, err := c.lock.fw.Exists(ctx, c.path)
+// stands checks that our node still exists, and returns a data watch on it; a missing one is
+// ErrOwnNodeMissing (queue again). A getData with a watch rather than an exists: it sets no
+// watch on a missing node, and the held lease keeps the one it sets (see node.watchOwn).
+func (c *contender) stands(ctx context.Context) (*framework.Watch, error) {
+	_, _, w, err := c.lock.fw.GetW(ctx, c.path)
 	switch {
+	case errors.Is(err, framework.ErrNoNode):
+		return nil, fmt.Errorf("%w: %s: deleted while it waited", driver.ErrOwnNodeMissing, c.path)
 	case err != nil:
-		return err
-	case st == nil:
-		return fmt.Errorf("%w: %s: deleted while it waited", driver.ErrOwnNodeMissing, c.path)
+		return nil, err
 	}
-	return nil
+	return w, nil
 }
 
 // step decides on children, a listing taken in epoch sess, and, if we do not hold, waits once
@@ -134,22 +140,18 @@ func (c *contender) step(ctx context.Context, sess *framework.Session, children 
 	case dec.Holds:
 		return true, false, nil
 	case c.try:
-		if c.lock.ours(dec.WatchNode) {
-			return false, false, &LockedError{Path: c.lock.path,
-				Reason: fmt.Sprintf("by a lease of this process, taken through this Lock (%s): re-enter it with Lease.Reenter", dec.WatchNode)}
+		le := c.self.lockedError(c.lock.path)
+		if le.Held == "" {
+			le.node = dec.WatchNode // busyOrForeign reads its stat: a squatter is a foreign node
 		}
-		return false, false, &LockedError{Path: c.lock.path, Reason: "by another contender", node: dec.WatchNode}
+		return false, false, le
 	case ctx.Err() != nil:
 		return false, false, ctx.Err()
 	}
 	if !c.queued {
 		c.queued = true
 		c.lock.event(eventQueued, c.path, 0, nil)
-		if c.lock.ours(dec.WatchNode) && c.lock.warnedSelf.CompareAndSwap(false, true) {
-			c.lock.fw.Logger().Warn("recipes: Acquire waits behind a lease of this process taken through the same Lock; "+
-				"it waits until that lease is released (re-enter a held lease with Lease.Reenter)",
-				"lock", c.lock.path, "held", dec.WatchNode)
-		}
+		c.lock.warnSelf(c.self)
 	}
 	switch {
 	case dec.WatchDir:
@@ -161,7 +163,8 @@ func (c *contender) step(ctx context.Context, sess *framework.Session, children 
 }
 
 // evaluate asks the driver about children, and refuses a grant (or a grant on the watched
-// node's deletion) that would jump the queue: see driver.CheckGrant.
+// node's deletion) that would jump the queue: see driver.CheckGrant. A decision to wait notes
+// in c.self the lease of this process, if any, that it waits behind.
 func (c *contender) evaluate(children []string, input []byte) (driver.Decision, error) {
 	dec, v, err := driver.Evaluate(c.drv, children, c.name, input)
 	switch {
@@ -176,6 +179,9 @@ func (c *contender) evaluate(children []string, input []byte) (driver.Decision, 
 		if err := driver.CheckGrant(v); err != nil {
 			return dec, c.lock.orderError(err)
 		}
+	}
+	if !dec.Holds {
+		c.self = c.lock.selfHoldIn(v, dec)
 	}
 	return dec, nil
 }

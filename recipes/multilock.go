@@ -115,7 +115,10 @@ func (m *InterProcessMultiLock) Paths() []string {
 // Acquire takes every lock in path order under ctx's one deadline. If one
 // cannot be taken (ctx ended, an error), the ones already taken are released
 // in reverse order before the error is returned (joined with any release
-// errors), so none is held afterwards. A transactional multi-lock queues the
+// errors), so none is held afterwards. It never returns a set with a lost
+// member: when a lock already taken is lost while it waits for the next
+// (a connection blip, its node deleted), it releases the set and queues
+// again from the first lock, under the same deadline. A transactional multi-lock queues the
 // set in one transaction and waits until every lock is held; on failure its
 // nodes are deleted (in one transaction where it can) before it returns, and
 // on session expiry the whole set is queued again under the same deadline.
@@ -128,17 +131,7 @@ func (m *InterProcessMultiLock) Acquire(ctx context.Context) (*MultiLease, error
 	if m.tx != nil {
 		return m.acquireTx(ctx, false)
 	}
-	ml := &MultiLease{leases: make([]Held, 0, len(m.locks))}
-	for _, lk := range m.locks {
-		l, err := lk.Hold(ctx)
-		if err != nil {
-			err = fmt.Errorf("recipes: multi-lock %s: %w", lk.Path(), err)
-			return nil, errors.Join(err, ml.rollback(ctx))
-		}
-		ml.leases = append(ml.leases, l)
-	}
-	ml.watchLeases()
-	return ml, nil
+	return m.acquireSeq(ctx)
 }
 
 // MultiLease is a held multi-lock: one lease per lock, in the order taken.
@@ -149,6 +142,7 @@ type MultiLease struct {
 	fw       *framework.Framework // a transactional set's, else nil
 	released bool
 	ctx      context.Context // ends with the first lease that ends
+	checked  context.Context // ctx, polling the leases first (Context)
 	cancel   context.CancelCauseFunc
 }
 
@@ -156,17 +150,41 @@ type MultiLease struct {
 // lease ends: context.AfterFunc, so no goroutine waits meanwhile.
 func (ml *MultiLease) watchLeases() {
 	ml.ctx, ml.cancel = context.WithCancelCause(context.Background())
+	ml.checked = framework.WithCheck(ml.ctx, ml.poll)
 	for _, l := range ml.leases {
 		context.AfterFunc(l.Context(), func() { ml.cancel(context.Cause(l.Context())) })
 	}
 }
 
 // Done returns a channel that closes when any of the leases ends: released,
-// or its session suspended or lost. Then the set is no longer held as a whole.
-func (ml *MultiLease) Done() <-chan struct{} { return ml.ctx.Done() }
+// or its session suspended or lost. Then the set is no longer held as a whole. Every call
+// first asks each lease's Done (a clock reading each), so that it reports a loss past the
+// deadline on its first call after a pause, as Err does.
+func (ml *MultiLease) Done() <-chan struct{} {
+	ml.poll()
+	return ml.ctx.Done()
+}
 
-// Context returns a context that ends with Done, with Err's value as cause.
-func (ml *MultiLease) Context() context.Context { return ml.ctx }
+// Context returns a context that ends with Done, with Err's value as cause; its Done and Err
+// poll the leases first, as Done does.
+func (ml *MultiLease) Context() context.Context { return ml.checked }
+
+// poll ends the set at once, with that lease's cause, if one of its leases has ended.
+func (ml *MultiLease) poll() {
+	select {
+	case <-ml.ctx.Done():
+		return
+	default:
+	}
+	for _, l := range ml.leases {
+		select {
+		case <-l.Done():
+			ml.cancel(l.Err())
+			return
+		default:
+		}
+	}
+}
 
 // Leases returns the leases in the order they were taken (path order; a transactional set: the
 // order given).

@@ -25,6 +25,7 @@ type txSet struct {
 	// created after ours sort behind it, and a driver decides on the nodes ahead of ours, which
 	// can only go. So a waiter lists again only the directories of the locks it does not hold.
 	held []bool
+	own  []*framework.Watch // the data watch on our node of each lock held, when a listing round set one
 }
 
 // wait decides every lock on children, listings taken in epoch sess, and waits for the first lock
@@ -46,7 +47,7 @@ func (s *txSet) wait(ctx context.Context, sess *framework.Session, children [][]
 		case derr != nil:
 			return derr
 		case blocked >= 0 && s.try:
-			return s.locked(blocked, dec)
+			return s.locked(blocked)
 		case blocked >= 0:
 			gone, werr := s.waitOn(ctx, sess, blocked, dec)
 			if werr != nil {
@@ -99,13 +100,9 @@ func (s *txSet) decide(children [][]string) (int, driver.Decision, error) {
 	return blocked, first, nil
 }
 
-// locked is TryAcquire's ErrLocked for lock i, blocked by the node dec names.
-func (s *txSet) locked(i int, dec driver.Decision) error {
-	l := s.cs[i].lock
-	if l.ours(dec.WatchNode) {
-		return &LockedError{Path: l.path, Reason: fmt.Sprintf("by a lease of this process, taken through this Lock (%s)", dec.WatchNode)}
-	}
-	return &LockedError{Path: l.path, Reason: "by another contender"}
+// locked is TryAcquire's ErrLocked for lock i, blocked by the node its last decision names.
+func (s *txSet) locked(i int) error {
+	return s.cs[i].self.lockedError(s.cs[i].lock.path)
 }
 
 // waitOn waits once for the node that lock i's decision, made on a listing of epoch sess,
@@ -130,9 +127,12 @@ func (s *txSet) waitOn(ctx context.Context, sess *framework.Session, i int, dec 
 // for another lock; then the whole set queues again (ErrOwnNodeMissing).
 func (s *txSet) list(ctx context.Context) ([][]string, error) {
 	kids, errs := make([][]string, len(s.cs)), make([]error, len(s.cs))
+	if s.own == nil {
+		s.own = make([]*framework.Watch, len(s.cs))
+	}
 	one := func(i int) {
 		if s.held[i] {
-			errs[i] = s.cs[i].stands(ctx)
+			s.own[i], errs[i] = s.cs[i].stands(ctx)
 			return
 		}
 		kids[i], errs[i] = s.cs[i].lock.list(ctx)
@@ -199,7 +199,11 @@ func (s *txSet) leases(start time.Time) []Held {
 	out := make([]Held, len(s.cs))
 	for i, c := range s.cs {
 		l := c.lock
-		lease := newLease(l, grant{path: c.path, session: s.granted, token: s.tokens[i]})
+		g := grant{path: c.path, session: s.granted, token: s.tokens[i]}
+		if s.own != nil {
+			g.own = s.own[i] // a watch the loop set on our node, kept by the lease
+		}
+		lease := newLease(l, g)
 		l.event(eventAcquired, c.path, time.Since(start), nil)
 		if l.opts.revoke != nil {
 			go watchRevocation(lease, l.opts.revoke)

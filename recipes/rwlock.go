@@ -22,9 +22,13 @@ import (
 // Reentrancy goes through leases (Lease.Reenter). The holder of a write lease may take the
 // read lock with ReadLock().Downgrade: the read node takes the writer's sequence (Curator
 // 5.5's fix for CURATOR-621), so a writer queued behind cannot get in when the write lease is
-// released while the read is held. There is no upgrade: a goroutine that holds a read lease
-// and asks for the write lock waits behind its own read node (Curator deadlocks the same way);
-// release the read lease first.
+// released while the read is held. A plain read Acquire through the same lock while this
+// process holds its write lease (Curator's downgrade idiom) waits behind that writer until ctx
+// ends: the lease may belong to another goroutine, which must still be waited for. There is no
+// upgrade: a write Acquire while this process holds a read lease of the lock waits behind it
+// (Curator deadlocks the same way); release the read lease first. Both are named rather than
+// granted: TryAcquire's *LockedError matches ErrSelfLocked and names the lease, and a blocking
+// Acquire warns once through the framework's logger.
 //
 // The lock and both halves are safe for concurrent use.
 type InterProcessReadWriteLock struct {
@@ -51,6 +55,7 @@ func NewReadWriteLock(fw *framework.Framework, path string, opts ...LockOption) 
 	if err != nil {
 		return nil, err
 	}
+	pairHalves(r, w, true)
 	return &InterProcessReadWriteLock{read: &ReadLock{r}, write: &WriteLock{w}}, nil
 }
 
@@ -85,7 +90,8 @@ func (w *WriteLock) Participants(ctx context.Context) ([]Participant, error) {
 // while the write node is still in the listing that decides. Release the write lease
 // afterwards to keep only the read. A write lease of another lock is ErrForeignLease, one
 // released (before or during the downgrade) ErrNotHeld, and one that was lost (before or
-// during the downgrade) fails with an error wrapping ErrLockLost; a failed downgrade deletes
+// during the downgrade: its own state is checked at the grant, not only its node, which a lost
+// lease keeps through the loss grace) fails with an error wrapping ErrLockLost; a failed downgrade deletes
 // its read node. ctx bounds the call as for Acquire.
 func (r *ReadLock) Downgrade(ctx context.Context, write *Lease) (*Lease, error) {
 	if err := checkContext(ctx); err != nil {
@@ -106,11 +112,27 @@ func (r *ReadLock) Downgrade(ctx context.Context, write *Lease) (*Lease, error) 
 	if h := downgradeHook.Load(); h != nil {
 		(*h)()
 	}
-	l, err := r.acquireLease(ctx, driver.Read(write.NodeName()), false)
+	// The write node in the deciding listing proves only that the node stands: a lease told of
+	// a blip (Suspended) keeps its node through the loss grace. So the grant also needs the
+	// write lease itself still held, checked right at the grant.
+	l, err := r.acquireLeaseIf(ctx, driver.Read(write.NodeName()), false, func() error { return stillHeld(write) })
 	if errors.Is(err, driver.ErrWriterMissing) {
 		err = writerGone(write, err)
 	}
 	return l, err
+}
+
+// stillHeld refuses a downgrade's grant once its write lease has ended: lost (ErrLockLost,
+// with the reason) or released by its owner meanwhile (ErrNotHeld).
+func stillHeld(write *Lease) error {
+	err := write.Err()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrReleased):
+		return fmt.Errorf("%w: %s was released during the downgrade", ErrNotHeld, write.Path())
+	}
+	return fmt.Errorf("downgrade of a lost write lease: %w", err)
 }
 
 // writerGone explains a downgrade that found the write node gone: its owner released the

@@ -203,7 +203,9 @@ func TestTxMultiLockOneTransaction(t *testing.T) {
 		guid = name[:40]
 	}
 	// The directories have had children before: the listing does not give the token away, and
-	// one read of the first node gives the set's one czxid to every lease.
+	// one read of the first node gives the set's one czxid to every lease. (Each lease first sets
+	// its own-node watch, a getData sent after the grant: let those land before counting.)
+	zktest.Eventually(t, 10*time.Second, "each lease's own-node watch", func() bool { return fw.Watches() == 4 })
 	proxy.ResetCounts()
 	toks, err := l.Tokens(ctxFor(t, 10*time.Second))
 	if err != nil || len(toks) != 4 || toks[0] <= 0 || slices.ContainsFunc(toks, func(z int64) bool { return z != toks[0] }) {
@@ -329,8 +331,8 @@ func TestTxMultiLockGrantedByTheWatch(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if got := proxy.Requests(); got[zktest.OpGetChildren2] != 0 || got[zktest.OpMulti] != 0 || got[zktest.OpExists] != 3 {
-		t.Errorf("requests between the release and the grant: %v, want no listing, an exists of each of our 3 nodes", got)
+	if got := proxy.Requests(); got[zktest.OpGetChildren2] != 0 || got[zktest.OpMulti] != 0 || got[zktest.OpGetData] != 3 || got[zktest.OpExists] != 0 {
+		t.Errorf("requests between the release and the grant: %v, want no listing, a getData of each of our 3 nodes (the own-node check, which sets each lease's own-node watch)", got)
 	}
 	releaseMulti(t, r.l)
 }

@@ -71,8 +71,11 @@ func mutexExclusionAndFairness(t *testing.T, opts ...framework.Option) {
 	}
 }
 
-// 64 waiters queue on one lock; each release wakes exactly one of them: one
-// notification crosses the wire and the server's watch count drops by one.
+// 64 waiters queue on one lock; each release wakes exactly one of them: one notification to
+// the waiter crosses the wire, and one at most to the releaser (its delete consumes the watch
+// its lease kept on its own node, issue 24.2). On the server the waiter's watch and the
+// releaser's own go, the new holder's own comes (ZooKeeper counts a path once per session, and
+// the 64 waiters share 8 sessions: the count moves by 0 to -2; a herd would empty it).
 func TestMutexNoHerd(t *testing.T) {
 	zk := zktest.Start(t)
 	member := zk.Member(0)
@@ -97,9 +100,9 @@ func TestMutexNoHerd(t *testing.T) {
 			acquired <- l
 		}()
 	}
-	zktest.Eventually(t, 30*time.Second, "64 waiters to watch", func() bool {
+	zktest.Eventually(t, 30*time.Second, "64 waiters and the holder to watch", func() bool {
 		n, err := member.WatchCount(ctxFor(t, 5*time.Second))
-		return err == nil && n == waiters
+		return err == nil && n == waiters+1
 	})
 	release := holder
 	for i := 0; i < waiters; i++ {
@@ -111,11 +114,11 @@ func TestMutexNoHerd(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("release %d woke nobody", i)
 		}
-		if n := proxy.Notifications() - notes; n != 1 {
-			t.Fatalf("release %d: %d watch notifications, want 1", i, n)
+		if n := proxy.Notifications() - notes; n < 1 || n > 2 {
+			t.Fatalf("release %d: %d watch notifications, want the waiter's and at most the releaser's own", i, n)
 		}
-		if n, _ := member.WatchCount(ctxFor(t, 5*time.Second)); n != watches-1 {
-			t.Fatalf("release %d: server watches %d -> %d, want one fewer", i, watches, n)
+		if n, _ := member.WatchCount(ctxFor(t, 5*time.Second)); n > watches || n < watches-2 {
+			t.Fatalf("release %d: server watches %d -> %d, want the waiter's and the releaser's gone, the new holder's own set", i, watches, n)
 		}
 	}
 	mustRelease(t, release)
@@ -130,7 +133,7 @@ func TestMutexNoHerd(t *testing.T) {
 }
 
 // A waiter woken because the first node it watched was deleted holds the lock without listing
-// the contenders again: it sends one exists, of its own node (which an operator may have
+// the contenders again: it sends one getData with a watch, of its own node (which an operator may have
 // deleted while it waited: TestMutexWaiterNodeDeletedBehindHolder).
 func TestMutexHandoffWithoutRelist(t *testing.T) {
 	zk := shared
@@ -149,8 +152,8 @@ func TestMutexHandoffWithoutRelist(t *testing.T) {
 	if n := fb.RequestsStarted() - before; n != 1 {
 		t.Fatalf("handoff sent %d requests from the waiter, want 1 (%v)", n, proxy.Requests())
 	}
-	if reqs := proxy.Requests(); reqs[zktest.OpExists] != 1 {
-		t.Fatalf("handoff sent %v, want one exists", reqs)
+	if reqs := proxy.Requests(); reqs[zktest.OpGetData] != 1 || reqs[zktest.OpExists] != 0 {
+		t.Fatalf("handoff sent %v, want one getData (which also sets the lease's own-node watch)", reqs)
 	}
 	mustRelease(t, lb)
 }

@@ -24,12 +24,14 @@ func TestSelfReacquireSaysSo(t *testing.T) {
 	l := mustAcquire(t, m, 10*time.Second)
 
 	_, err := m.TryAcquire(ctxFor(t, 10*time.Second))
-	if !errors.Is(err, recipes.ErrLocked) || !strings.Contains(err.Error(), "this process") || !strings.Contains(err.Error(), "Reenter") {
+	var le *recipes.LockedError
+	if !errors.Is(err, recipes.ErrSelfLocked) || !errors.As(err, &le) || le.Held != l.NodeName() ||
+		!strings.Contains(err.Error(), "this process") || !strings.Contains(err.Error(), "Reenter") {
 		t.Fatalf("TryAcquire by the holder's Lock: %v, want ErrLocked naming a lease of this process and Reenter", err)
 	}
 	// Another Lock object on the path is another contender, even in this process.
 	_, err = mustMutex(t, fw, p).TryAcquire(ctxFor(t, 10*time.Second))
-	if !errors.Is(err, recipes.ErrLocked) || strings.Contains(err.Error(), "Reenter") {
+	if !errors.Is(err, recipes.ErrLocked) || errors.Is(err, recipes.ErrSelfLocked) || strings.Contains(err.Error(), "Reenter") {
 		t.Fatalf("TryAcquire by another Lock: %v, want plain ErrLocked", err)
 	}
 	for range 2 {

@@ -1,0 +1,98 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"path"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// A held node keeps one data watch on itself, so that its holder learns within one
+// notification that someone else deleted it (an operator's "stuck lock" reflex, a rogue
+// client): the next contender may already hold the lock. The watch costs no round trip on the
+// acquire's path: after a handoff the loop's own-node check already set it (contender.stands),
+// and otherwise it is set by a getData sent once the lease is granted, off the caller's path.
+// watchmgr shares it with a revocation watch on the same node, so a lease has one watch at most.
+// While held, a lease costs one goroutine: watchmgr's reader of that watch (Watch.Fired).
+//
+// go-zookeeper cannot remove a watch: the one on our node is consumed by the node's own delete,
+// at release, after the grace of a lost lease, or with the session. Every such end marks the
+// lease released or lost before the delete is sent, so the event that follows is no news.
+
+// watchOwn ties the node's life to the deletion of its node: through w, the watch the loop set
+// on it, or (w nil) through one set now on a goroutine of its own.
+func (n *node) watchOwn(w *framework.Watch) {
+	if w != nil {
+		context.AfterFunc(w.Fired(), func() { n.ownEvent(w) })
+		return
+	}
+	go n.armOwn()
+}
+
+// armOwn sets the data watch on our node while the lease is held. A node already gone is
+// deleted; ends of the lease, of the framework or of its session stop it (they end the lease
+// through its session epoch); other failures (the retry policy ran out, NoAuth) set it again
+// after the retry policy's delay, warning once (rewatch), so that the watch never stops silently
+// nor spins while the lease is held.
+func (n *node) armOwn() {
+	rw := newRewatch(n.fw.Logger(), n.fw.RetryPolicy(), "the lease's node for its deletion", n.path)
+	for n.ctx.Err() == nil {
+		_, _, w, err := n.fw.GetW(n.ctx, n.path)
+		switch {
+		case errors.Is(err, framework.ErrNoNode):
+			n.deleted()
+			return
+		case n.ctx.Err() != nil, errors.Is(err, framework.ErrClosed):
+			return
+		case err != nil: // NoAuth once READ was removed, say: at the retry policy's pace, never a spin
+			if !rw.failed(n.ctx, err) {
+				return
+			}
+			continue
+		}
+		rw.ok()
+		context.AfterFunc(w.Fired(), func() { n.ownEvent(w) })
+		return
+	}
+}
+
+// ownEvent handles the event of the watch on our node, which has fired: a delete ends a held
+// lease as lost; a data change (a revocation, say) is watched again. An invalidated watch
+// (session expired, framework closed) is the session epoch's news, not ours; and once the lease
+// has ended (released, lost), the delete is our own or expected.
+func (n *node) ownEvent(w *framework.Watch) {
+	ev, err := w.Wait(context.Background()) // it has fired: returns at once
+	switch {
+	case n.ctx.Err() != nil:
+		return
+	case err != nil: // invalidated: the epoch ends the lease, unless the watch was an older one
+		if n.session.Err() == nil {
+			n.armOwn()
+		}
+	case ev.Type == framework.EventNodeDeleted:
+		n.deleted()
+	default:
+		n.armOwn()
+	}
+}
+
+// deleted ends a held lease whose node someone else deleted: lost, with ErrNodeDeleted, and
+// nothing left to delete (no grace, no background delete; Release returns nil at once). A node
+// gone with its session (a getData retried in the next session finds it missing before the
+// epoch's callback has run) is lost for the session's reason.
+func (n *node) deleted() {
+	if err := n.session.Err(); err != nil {
+		n.lose(err)
+		return
+	}
+	n.mu.Lock()
+	held := !n.released
+	n.released = true
+	n.mu.Unlock()
+	if !held {
+		return
+	}
+	n.lock.mine.Delete(path.Base(n.path))
+	n.lose(ErrNodeDeleted)
+}
