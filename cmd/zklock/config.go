@@ -22,8 +22,6 @@ type globals struct {
 	authEnv        string // $ZKLOCK_AUTH
 	authFileEnv    string // $ZKLOCK_AUTH_FILE
 	acl            string // --acl: creator, creator-read or open; "" chooses (see aclOptions)
-	cacert         string // --cacert: the CA certificates (PEM) that verify the servers
-	cert, key      string // --cert, --key: the client's certificate and key (PEM)
 	sessionTimeout time.Duration
 	connectTimeout time.Duration
 	verbose        bool
@@ -59,9 +57,6 @@ func (g *globals) flagSet(name string) *flag.FlagSet {
 	fs.StringVar(&g.auth, "auth", g.auth, "")
 	fs.StringVar(&g.authFile, "auth-file", g.authFile, "")
 	fs.StringVar(&g.acl, "acl", g.acl, "")
-	fs.StringVar(&g.cacert, "cacert", g.cacert, "")
-	fs.StringVar(&g.cert, "cert", g.cert, "")
-	fs.StringVar(&g.key, "key", g.key, "")
 	fs.Var((*durationFlag)(&g.sessionTimeout), "session-timeout", "")
 	fs.Var((*durationFlag)(&g.connectTimeout), "connect-timeout", "")
 	fs.BoolVar(&g.verbose, "verbose", g.verbose, "")
@@ -128,11 +123,6 @@ func (g *globals) options(stderr io.Writer) ([]framework.Option, error) {
 		return nil, err
 	}
 	opts = append(opts, acl...)
-	tlsOpts, err := g.tlsOptions()
-	if err != nil {
-		return nil, err
-	}
-	opts = append(opts, tlsOpts...)
 	if g.sessionTimeout <= 0 || g.connectTimeout <= 0 {
 		return nil, errors.New("--session-timeout and --connect-timeout must be positive")
 	}

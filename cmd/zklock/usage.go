@@ -18,10 +18,6 @@ const globalFlagsHelp = `Global flags (before or after the command):
                             creator-read (and READ for anyone, so anonymous holders
                             works) or open (anyone; the default without). See
                             docs/security.md
-  --cacert FILE             connect with TLS (ZooKeeper's secureClientPort) and verify
-                            the servers' certificates against FILE's CAs (PEM) and
-                            the host names of --servers
-  --cert FILE, --key FILE   with TLS, the client's certificate and key (PEM)
   --session-timeout D       requested session timeout (default 10s); exec's and
                             elect's --kill-grace default to a quarter of it
   --connect-timeout D       give up when no session exists after D (default 15s)
