@@ -108,12 +108,7 @@ func (f *Framework) connect(servers []string) error {
 		zk.WithLogger(zkLogger{log: f.log}),
 	}
 	f.servers = slices.Clone(servers)
-	dial := f.cfg.dialer
-	if f.cfg.tls != nil {
-		dial = tlsDialer(f.cfg.tls, dial)
-		all = append(all, zk.WithHostProvider(&literalHosts{}))
-	}
-	f.sockets = newConnTracker(dial, f.log)
+	f.sockets = newConnTracker(f.cfg.dialer, f.log)
 	f.sockets.heardAfter = f.st.heardAfter
 	all = append(all, zk.WithDialer(f.sockets.Dial))
 	all = append(all, f.cfg.zkOptions...)

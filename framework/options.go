@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"time"
@@ -50,7 +49,6 @@ type config struct {
 	errorPolicy    ErrorPolicy
 	logger         *slog.Logger
 	dialer         zk.Dialer
-	tls            *tls.Config // WithTLS; nil: plain TCP
 	zkOptions      []func(*zk.Conn)
 	tracer         func(Trace)
 	err            error

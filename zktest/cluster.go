@@ -23,7 +23,6 @@ type Cluster struct {
 	dir       string
 	closeOnce sync.Once
 	closeErr  error
-	tls       *tlsFiles // WithTLS, else nil
 }
 
 // Start starts one ZooKeeper server for the test and waits until a client
@@ -118,7 +117,7 @@ func newCluster(n int, inst installation, cfg *config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: temp dir: %w", ErrStart, err)
 	}
-	ports, err := freePorts(4 * n) // client, peer, election, TLS client
+	ports, err := freePorts(3 * n)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%w: free ports: %w", ErrStart, err)
@@ -133,20 +132,10 @@ func newCluster(n int, inst installation, cfg *config) (*Cluster, error) {
 		}
 	}
 	c := &Cluster{dir: dir}
-	if cfg.tls {
-		if c.tls, err = writeTLSFiles(dir); err != nil {
-			os.RemoveAll(dir)
-			return nil, errTLS(err)
-		}
-	}
 	for i := range n {
 		m := &Member{
 			id: i + 1, clientPort: ports[3*i], peerPort: ports[3*i+1], electionPort: ports[3*i+2],
 			dir: filepath.Join(dir, fmt.Sprintf("server%d", i+1)), inst: inst, cfg: cfg, ensemble: n > 1,
-			tls: c.tls,
-		}
-		if c.tls != nil {
-			m.securePort = ports[3*n+i]
 		}
 		m.logPath = filepath.Join(dir, fmt.Sprintf("server%d.log", i+1))
 		if cfg.logDir != "" {

@@ -19,8 +19,6 @@ var ErrNotRunning = errors.New("zktest: member is not running")
 type Member struct {
 	id           int // myid, 1-based
 	clientPort   int
-	securePort   int // WithTLS: the TLS client port, else 0
-	tls          *tlsFiles
 	peerPort     int
 	electionPort int
 	dir          string // data dir; holds zoo.cfg and myid
@@ -166,11 +164,7 @@ func (m *Member) argv() []string {
 		"-Dzookeeper.extendedTypesEnabled=" + strconv.FormatBool(c.extendedTypes),
 	}
 	args = append(args, c.extraJVMFlags...)
-	cp := m.inst.classpath
-	if m.tls != nil {
-		cp = withNetty(cp)
-	}
-	return append(args, "-cp", cp, quorumPeerMain, m.cfgPath())
+	return append(args, "-cp", m.inst.classpath, quorumPeerMain, m.cfgPath())
 }
 
 func (m *Member) cfgPath() string { return filepath.Join(m.dir, "zoo.cfg") }

@@ -36,7 +36,6 @@ type config struct {
 	maxHeap           string
 	extraJVMFlags     []string
 	clientPort        int // member i listens on clientPort+i; 0: free ports
-	tls               bool
 }
 
 func defaultConfig() config {

@@ -39,11 +39,6 @@ func renderConfig(m *Member, peers []*Member) string {
 	line("admin.enableServer=false")
 	line("forceSync=%s", forceSync)
 	line("autopurge.purgeInterval=0")
-	if m.securePort > 0 {
-		for _, l := range tlsConfigLines(m.securePort, m.tls) {
-			line("%s", l)
-		}
-	}
 	if len(peers) > 1 {
 		line("standaloneEnabled=false")
 		line("reconfigEnabled=false")
