@@ -2,7 +2,7 @@
 GO ?= go
 export GO
 
-.PHONY: demo test vet deps-demo deps-test bench bench-quick
+.PHONY: demo test vet deps-demo deps-test bench bench-quick fuzz
 
 # The main job: contending workers on one lock, a lost lock and a fenced resource; starts a local
 # ZooKeeper unless ZK_SERVERS is set. Installs ZooKeeper first if it is missing.
@@ -15,6 +15,17 @@ demo: deps-demo
 # package as it starts, the running ones every 30 s, go test's ok/FAIL lines.
 test: deps-test vet
 	$(GO) run ./scripts/testprogress -race -count=1 -p 1 -timeout 45m ./...
+
+# Every fuzz target for FUZZTIME each (go test -fuzz takes one target at a time). Their seed
+# corpora (and any failing input saved under testdata/fuzz) already run in 'make test'.
+FUZZTIME ?= 30s
+FUZZ_TARGETS = ./driver:FuzzNames ./driver:FuzzEvaluate ./recipes:FuzzIdentity ./recipes:FuzzRecipeOf \
+	./cmd/zklock:FuzzFlags ./cmd/zklock:FuzzPrintable
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz $${t%%:*} $${t##*:} for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
+	done
 
 # With ZK_SERVERS set the demo needs no local ZooKeeper.
 deps-demo:

@@ -84,9 +84,10 @@ func IsKazooReader(name string) bool {
 
 // IsKazooNode reports whether name is a node that kazoo itself created: a 32-digit lowercase
 // hex uuid, "__lock__" or "__rlock__", and a sequence (kazoo's Lock, WriteLock and ReadLock).
-// Our own nodes on a kazoo path carry the protected prefix "_c_<uuid>-" instead.
+// Our own nodes on a kazoo path carry the protected prefix "_c_<uuid>-" instead. Any name is
+// accepted: one too short to hold the uuid and the sequence apart is no kazoo node.
 func IsKazooNode(name string) bool {
-	if _, ok := sequenceOf(name); !ok || len(name) < 32 {
+	if _, ok := sequenceOf(name); !ok || len(name) < 32+sequenceDigits {
 		return false
 	}
 	for i := 0; i < 32; i++ {

@@ -70,7 +70,7 @@ func TestDecisions(t *testing.T) {
 		{"semaphore over max watches dir", Semaphore(2),
 			[]string{node(u1, "lease-", "0000000001"), node(u2, "lease-", "0000000002"), node(u3, "lease-", "0000000003")},
 			node(u1, "lease-", "0000000001"), Decision{WatchDir: true}},
-		{"semaphore counts foreign children", Semaphore(1), []string{node(u1, "lease-", "0000000001"), "foo"},
+		{"semaphore counts other sequential children", Semaphore(1), []string{node(u1, "lease-", "0000000001"), "foo-0000000002"},
 			node(u1, "lease-", "0000000001"), Decision{WatchDir: true}},
 		{"semaphore max 0 never holds", Semaphore(0), []string{"lease-0000000001"}, "lease-0000000001", Decision{WatchDir: true}},
 	}
@@ -87,6 +87,18 @@ func TestDecisions(t *testing.T) {
 				t.Fatalf("Decision = %+v, want %+v (sorted %q)", got, tt.want, v.Sorted)
 			}
 		})
+	}
+}
+
+// A semaphore child whose name ends in no sequence is a foreign node, not a lease that takes a
+// slot for ever (issue 25.3).
+func TestSemaphoreForeignChild(t *testing.T) {
+	for _, d := range []Driver{Semaphore(3), SharedSemaphore("/count", 1)} {
+		dec, _, err := Evaluate(d, []string{"lease-0000000001", "junk"}, "lease-0000000001", EncodeCount(3))
+		var fe *ForeignNodeError
+		if err != nil || !errors.As(dec.Err, &fe) || fe.Name != "junk" || !errors.Is(dec.Err, ErrForeignNode) {
+			t.Fatalf("%T: %+v, %v: want a ForeignNodeError naming junk", d, dec, err)
+		}
 	}
 }
 

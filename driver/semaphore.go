@@ -14,8 +14,10 @@ type semaphoreDriver struct {
 
 // Semaphore is the lease driver of a counting semaphore's leases directory: lock name
 // "lease-". We hold a lease when the directory has at most max children, counting our own
-// lease and every other child whatever its name; otherwise we watch the directory's
-// children (WatchDir). A max below 1 never holds: recipes reject it before waiting.
+// lease and every other lease; otherwise we watch the directory's children (WatchDir). A child
+// whose name ends in no 10-digit sequence is no lease but a foreign node, which would take a
+// slot for ever: Decide fails with a ForeignNodeError. A max below 1 never holds: recipes
+// reject it before waiting.
 func Semaphore(max int) Driver {
 	return semaphoreDriver{max: max}
 }
@@ -40,10 +42,17 @@ func (semaphoreDriver) Node() Node { return Node{} }
 // Input returns the shared count's path ("" for a fixed maximum).
 func (d semaphoreDriver) Input() string { return d.input }
 
-// Decide holds when len(Sorted) <= the maximum, else asks to watch the directory.
+// Decide holds when len(Sorted) <= the maximum, else asks to watch the directory. A child
+// whose name ends in no sequence was made by no contender, and would take a slot for ever: it
+// fails with a ForeignNodeError.
 func (d semaphoreDriver) Decide(v View) Decision {
 	if !inRange(v) {
 		return Decision{}
+	}
+	for _, c := range v.Sorted {
+		if !HasSequence(c) {
+			return Decision{Err: &ForeignNodeError{Name: c, Reason: "no lease: its name ends in no sequence, and it takes a slot"}}
+		}
 	}
 	limit := d.max
 	if d.input != "" {

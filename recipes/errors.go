@@ -3,6 +3,8 @@ package recipes
 import (
 	"errors"
 	"fmt"
+
+	"github.com/zkrecipes/zkrecipes/driver"
 )
 
 // Sentinel errors returned by the recipes. All are matched with errors.Is; the
@@ -53,7 +55,28 @@ var (
 	// (a lock's directory, a node of another kind): nothing was written. The message names the
 	// path and why. It also matches ErrInvalidArgument.
 	ErrNotContender = fmt.Errorf("%w: not a contender node of a lock", ErrInvalidArgument)
+	// ErrForeignNode is returned by an acquire (Acquire and TryAcquire alike, at once) that finds
+	// a node no contender made in its way: one that is not ephemeral (a squatter: it would
+	// block the lock, or take a semaphore's slot, for ever), or whose name no lock knows. The
+	// error is a *ForeignNodeError naming it; nothing of ours is left behind. It is
+	// driver.ErrForeignNode. Remove the node (zkCli.sh delete PATH) once you know who made it:
+	// see docs/security.md.
+	ErrForeignNode = driver.ErrForeignNode
 )
+
+// ForeignNodeError is the error of an acquire that met a foreign node (errors.Is(err,
+// ErrForeignNode) holds): Path is the node, Reason says why it is no contender.
+type ForeignNodeError struct {
+	Path   string // the foreign node's path, namespace-relative
+	Reason string
+}
+
+func (e *ForeignNodeError) Error() string {
+	return ErrForeignNode.Error() + ": " + e.Path + ": " + e.Reason
+}
+
+// Unwrap returns ErrForeignNode.
+func (e *ForeignNodeError) Unwrap() error { return ErrForeignNode }
 
 // releasedError is the cause of a released lease, "ErrReleased: <path>", formatted only when
 // read: every release sets it and almost nobody reads it.
@@ -71,6 +94,7 @@ type LockedError struct {
 	// Held is the node name of the lease of this process that holds the lock and that the
 	// acquire would wait behind (see ErrSelfLocked), or "" when another contender holds it.
 	Held string
+	node string // the node ahead, when another contender's one node is what holds it
 }
 
 func (e *LockedError) Error() string { return ErrLocked.Error() + ": " + e.Path + ": " + e.Reason }

@@ -23,6 +23,10 @@ type Identity struct {
 	// data written before it existed, or by hand. Curator never reads it: it only shows a
 	// node's data.
 	Kind string `json:"kind,omitempty"`
+	// Revocable says that the holder reacts to Revoke (WithRevocation): recorded by each lock of
+	// ours in its nodes' Identity, so that zklock revoke can tell a holder that will not react.
+	// False also in data written before it existed: only Lib and Kind set means "not known".
+	Revocable bool `json:"revocable,omitempty"`
 }
 
 // NewIdentity describes this process: its host name, its pid, and name
@@ -98,6 +102,17 @@ func isIPText(data []byte) bool {
 	}
 	_, err := netip.ParseAddr(string(data))
 	return err == nil
+}
+
+// withRevocable returns data with Revocable set when data is our Identity; any other data is
+// returned as it is.
+func withRevocable(data []byte) []byte {
+	id, ok := ParseIdentity(data)
+	if !ok || id.Revocable {
+		return data
+	}
+	id.Revocable = true
+	return id.Encode()
 }
 
 // withKind returns data with kind recorded when data is our Identity without a kind; any other

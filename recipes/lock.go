@@ -157,6 +157,9 @@ func NewLock(fw *framework.Framework, path string, drv driver.Driver, opts ...Lo
 		l.opts.kind = CustomKind(drv.LockName())
 	}
 	l.opts.data = withKind(l.opts.data, l.opts.kind)
+	if l.opts.revoke != nil {
+		l.opts.data = withRevocable(l.opts.data)
+	}
 	if in, ok := drv.(driver.InputDriver); ok && in.Input() != "" {
 		if err := framework.ValidatePath(in.Input()); err != nil {
 			return nil, err

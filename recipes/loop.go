@@ -57,8 +57,7 @@ func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant,
 	cl = framework.CreateListing{}
 	g, err := c.wait(ctx, sess, children, err)
 	if err != nil {
-		l.abandon(ctx, c.path)
-		return grant{}, err
+		return grant{}, l.busyOrForeign(ctx, c.path, err)
 	}
 	g.token = tok
 	return g, nil
@@ -141,7 +140,11 @@ func (c *contender) step(ctx context.Context, sess *framework.Session, children 
 	case dec.Holds:
 		return true, false, nil
 	case c.try:
-		return false, false, c.self.lockedError(c.lock.path)
+		le := c.self.lockedError(c.lock.path)
+		if le.Held == "" {
+			le.node = dec.WatchNode // busyOrForeign reads its stat: a squatter is a foreign node
+		}
+		return false, false, le
 	case ctx.Err() != nil:
 		return false, false, ctx.Err()
 	}
@@ -168,6 +171,9 @@ func (c *contender) evaluate(children []string, input []byte) (driver.Decision, 
 	case err != nil:
 		return dec, fmt.Errorf("%w: %s", err, c.path)
 	case dec.Err != nil:
+		if ferr := c.lock.foreignError(dec.Err); ferr != nil {
+			return dec, ferr
+		}
 		return dec, fmt.Errorf("%s: %w", c.path, dec.Err)
 	case dec.Holds || dec.GoneHolds:
 		if err := driver.CheckGrant(v); err != nil {
@@ -191,7 +197,8 @@ func (l *Lock) ours(name string) bool {
 
 // waitFor watches the one node the decision names and waits for it. It reports true when the
 // watch itself proves that we hold: the driver said its deletion does (GoneHolds), and it is
-// gone. The caller still checks that the session did not change meanwhile.
+// gone. The caller still checks that the session did not change meanwhile. A node ahead that is
+// not ephemeral (its stat comes with the watch) is a squatter: a ForeignNodeError.
 //
 // The decision was made on a listing taken in epoch sess (nil: not checked). A watch set once
 // sess has ended is not waited on: the read may have been retried in a later session, in which
@@ -199,12 +206,15 @@ func (l *Lock) ours(name string) bool {
 // hold the nodeless waiter until it goes. The caller lists again instead. While sess is live
 // the watch was set in it, and the end of sess wakes the wait.
 func (c *contender) waitFor(ctx context.Context, sess *framework.Session, dec driver.Decision, changed context.Context) (bool, error) {
-	_, _, w, err := c.lock.fw.GetW(ctx, childPath(c.lock.path, dec.WatchNode))
+	_, st, w, err := c.lock.fw.GetW(ctx, childPath(c.lock.path, dec.WatchNode))
 	if errors.Is(err, framework.ErrNoNode) {
 		return dec.GoneHolds, nil
 	}
 	if err != nil {
 		return false, err
+	}
+	if err := c.lock.squatter(dec.WatchNode, st); err != nil {
+		return false, err // its watch stays until the node changes: go-zookeeper cannot remove it
 	}
 	if sess != nil && sess.Err() != nil {
 		return false, nil
@@ -347,11 +357,16 @@ func (l *Lock) nodeData() []byte { return l.opts.data }
 var processIdentity = sync.OnceValue(func() []byte { return NewIdentity("").Encode() })
 
 // orderError explains a grant that CheckGrant refused: when the node we would overtake belongs
-// to a recipe other than ours (from its name), ErrMixedRecipes names that recipe.
+// to a recipe other than ours (from its name), ErrMixedRecipes names that recipe; when its name
+// is no recipe's at all (zzz0000000000), it is a foreign node.
 func (l *Lock) orderError(err error) error {
 	var oe *driver.OrderError
 	if errors.As(err, &oe) {
 		theirs, ours := RecipeOf(oe.Earlier), RecipeOf(oe.Ours)
+		if theirs == KindUnknown && ours != KindUnknown {
+			return &ForeignNodeError{Path: childPath(l.path, oe.Earlier),
+				Reason: "its name ends in a sequence but carries no lock name a recipe uses, so no contender made it"}
+		}
 		if theirs != ours {
 			return fmt.Errorf("%w: %s holds %s node %s, and this %s would overtake it: %w",
 				ErrMixedRecipes, l.path, theirs, oe.Earlier, ours, err)

@@ -32,9 +32,11 @@ func (n *node) watchOwn(w *framework.Watch) {
 
 // armOwn sets the data watch on our node while the lease is held. A node already gone is
 // deleted; ends of the lease, of the framework or of its session stop it (they end the lease
-// through its session epoch); other failures (the retry policy ran out) set it again, so that
-// the watch never stops silently while the lease is held.
+// through its session epoch); other failures (the retry policy ran out, NoAuth) set it again
+// after the retry policy's delay, warning once (rewatch), so that the watch never stops silently
+// nor spins while the lease is held.
 func (n *node) armOwn() {
+	rw := newRewatch(n.fw.Logger(), n.fw.RetryPolicy(), "the lease's node for its deletion", n.path)
 	for n.ctx.Err() == nil {
 		_, _, w, err := n.fw.GetW(n.ctx, n.path)
 		switch {
@@ -43,10 +45,13 @@ func (n *node) armOwn() {
 			return
 		case n.ctx.Err() != nil, errors.Is(err, framework.ErrClosed):
 			return
-		case err != nil:
-			n.fw.Logger().Debug("recipes: own-node watch failed; setting it again", "path", n.path, "err", err)
+		case err != nil: // NoAuth once READ was removed, say: at the retry policy's pace, never a spin
+			if !rw.failed(n.ctx, err) {
+				return
+			}
 			continue
 		}
+		rw.ok()
 		context.AfterFunc(w.Fired(), func() { n.ownEvent(w) })
 		return
 	}

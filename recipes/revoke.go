@@ -67,22 +67,27 @@ func revokeOnce(ctx context.Context, fw *framework.Framework, nodePath string) e
 
 // watchRevocation keeps a data watch on the lease's own node and calls fn when the node's
 // data becomes "__REVOKE__". It ends with the lease, or when the node is gone; any other
-// failure (a partition that outlasted the retry policy, say) re-arms the watch, so that
-// revocation never stops silently while the lease is held.
+// failure (NoAuth once another client removed READ from the node, a partition that outlasted
+// the retry policy) sets the watch again after the retry policy's delay, warning once that it
+// cannot watch, so that revocation never stops silently, nor spins, while the lease is held.
 func watchRevocation(l *Lease, fn func(*Lease)) {
 	ctx := l.Context()
+	rw := newRewatch(l.fw.Logger(), l.fw.RetryPolicy(), "the lease's node for revocation", l.path)
 	for ctx.Err() == nil {
 		data, _, w, err := l.fw.GetW(ctx, l.path)
 		switch {
 		case errors.Is(err, framework.ErrNoNode), ctx.Err() != nil, errors.Is(err, framework.ErrClosed):
 			return
 		case err != nil:
-			l.fw.Logger().Debug("recipes: revocation watch failed; re-arming", "path", l.path, "err", err)
+			if !rw.failed(ctx, err) {
+				return
+			}
 			continue
 		case bytes.Equal(data, revokeMessage):
 			fn(l)
 			return
 		}
+		rw.ok()
 		if _, err := w.Wait(ctx); err != nil && !errors.Is(err, framework.ErrSessionInterrupted) {
 			return
 		}

@@ -18,6 +18,10 @@ type globals struct {
 	servers        string
 	namespace      string
 	auth           string
+	authFile       string // --auth-file
+	authEnv        string // $ZKLOCK_AUTH
+	authFileEnv    string // $ZKLOCK_AUTH_FILE
+	acl            string // --acl: creator, creator-read or open; "" chooses (see aclOptions)
 	sessionTimeout time.Duration
 	connectTimeout time.Duration
 	verbose        bool
@@ -35,6 +39,8 @@ const (
 func newGlobals(getenv func(string) string) *globals {
 	return &globals{
 		servers:        getenv("ZK_SERVERS"),
+		authEnv:        getenv(envAuth),
+		authFileEnv:    getenv(envAuthFile),
 		sessionTimeout: framework.DefaultSessionTimeout,
 		connectTimeout: defaultConnectTimeout,
 		errorPolicy:    "standard",
@@ -51,6 +57,8 @@ func (g *globals) flagSet(name string) *flag.FlagSet {
 	fs.StringVar(&g.servers, "servers", g.servers, "")
 	fs.StringVar(&g.namespace, "namespace", g.namespace, "")
 	fs.StringVar(&g.auth, "auth", g.auth, "")
+	fs.StringVar(&g.authFile, "auth-file", g.authFile, "")
+	fs.StringVar(&g.acl, "acl", g.acl, "")
 	fs.Var((*durationFlag)(&g.sessionTimeout), "session-timeout", "")
 	fs.Var((*durationFlag)(&g.connectTimeout), "connect-timeout", "")
 	fs.BoolVar(&g.verbose, "verbose", g.verbose, "")
@@ -113,12 +121,9 @@ func (g *globals) options(stderr io.Writer) ([]framework.Option, error) {
 			return nil, fmt.Errorf("--namespace: %w", err)
 		}
 	}
-	if g.auth != "" {
-		user, pass, ok := strings.Cut(g.auth, ":")
-		if !ok || user == "" {
-			return nil, errors.New("--auth: want user:password")
-		}
-		opts = append(opts, framework.WithDigestAuth(user, pass))
+	acl, err := g.aclOptions()
+	if err != nil {
+		return nil, err
 	}
 	tlsOpt, err := g.tls.option()
 	if err != nil {
@@ -127,6 +132,7 @@ func (g *globals) options(stderr io.Writer) ([]framework.Option, error) {
 	if tlsOpt != nil {
 		opts = append(opts, tlsOpt)
 	}
+	opts = append(opts, acl...)
 	if g.sessionTimeout <= 0 || g.connectTimeout <= 0 {
 		return nil, errors.New("--session-timeout and --connect-timeout must be positive")
 	}

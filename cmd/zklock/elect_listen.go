@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/leader"
@@ -22,7 +23,8 @@ func (v leaderView) String() string {
 	if v.node == "" {
 		return "no leader"
 	}
-	return fmt.Sprintf("leader=%s node=%s token=%d", v.id, v.node, v.token)
+	// The id is any candidate's node data: escaped, so that it cannot forge a line or a field.
+	return fmt.Sprintf("leader=%s node=%s token=%d", safeText(v.id), safeText(v.node), v.token)
 }
 
 // runListen is `zklock elect --listen PATH`: print the leader of the election at PATH, then
@@ -51,6 +53,7 @@ func runListen(ctx context.Context, g *globals, o electOptions, io stdio) error 
 // polling. A leader that lasted less than one re-read may be missed.
 func listen(ctx context.Context, fw *framework.Framework, sel *leader.LeaderSelector, w io.Writer) error {
 	var last *leaderView
+	pace := retry.NewPacer(fw.RetryPolicy()) // a watch that keeps failing is set again at the policy's pace
 	for ctx.Err() == nil {
 		changed, err := watchElection(ctx, fw, sel.Path())
 		var v leaderView
@@ -64,8 +67,13 @@ func listen(ctx context.Context, fw *framework.Framework, sel *leader.LeaderSele
 			if err := fw.WaitConnected(ctx); err != nil && !errors.Is(err, framework.ErrNoServer) {
 				return err
 			}
+			select {
+			case <-time.After(pace.Next()):
+			case <-ctx.Done():
+			}
 			continue
 		}
+		pace.Reset()
 		if last == nil || *last != v {
 			fmt.Fprintln(w, v)
 			last = &v

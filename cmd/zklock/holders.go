@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -16,9 +18,12 @@ import (
 
 // nodeInfo is one contender node as holders shows it.
 type nodeInfo struct {
-	Node       string            `json:"node"`
-	Kind       string            `json:"kind"` // the recipe (see nodeKind)
+	Node string `json:"node"`
+	Kind string `json:"kind"` // the recipe (see nodeKind)
+	// Data is the node's data as text. Data that is not valid UTF-8 cannot be a JSON string
+	// exactly (its bad bytes become U+FFFD here): DataBase64 then holds the exact bytes.
 	Data       string            `json:"data"`
+	DataBase64 string            `json:"data_base64,omitempty"`
 	Session    string            `json:"session"` // the ephemeral owner, in hex
 	Created    time.Time         `json:"created"`
 	AgeSeconds float64           `json:"age_seconds"`
@@ -27,8 +32,11 @@ type nodeInfo struct {
 	// Revocable says whether the holder honours a revocation (zklock revoke): known for zklock's
 	// nodes (recorded in their data), absent for others.
 	Revocable *bool `json:"revocable,omitempty"`
-	owner     int64
-	name      string
+	// Foreign marks a node that is not ephemeral: no contender made it and no session's end
+	// removes it (recipes.ErrForeignNode). The recipes refuse to queue behind it.
+	Foreign bool `json:"foreign,omitempty"`
+	owner   int64
+	name    string
 }
 
 // holdersReport is a lock's state: holders first, then the queue.
@@ -259,7 +267,10 @@ func describeNode(p, name string, data []byte, st *framework.Stat, now time.Time
 		Node: p, Kind: nodeKind(name, data), Data: string(data),
 		Session: sessionHex(st.EphemeralOwner), Created: created.UTC(),
 		AgeSeconds: max(now.Sub(created), 0).Seconds(), Origin: recipes.NodeOrigin(data),
-		owner: st.EphemeralOwner, name: name,
+		owner: st.EphemeralOwner, name: name, Foreign: !recipes.IsEphemeralOwner(st.EphemeralOwner),
+	}
+	if !utf8.Valid(data) {
+		n.DataBase64 = base64.StdEncoding.EncodeToString(data)
 	}
 	if id, ok := recipes.ParseIdentity(data); ok {
 		n.Identity = &id

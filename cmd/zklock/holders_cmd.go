@@ -57,9 +57,12 @@ func runHolders(ctx context.Context, g *globals, args []string, std stdio) error
 
 // printHolders writes the report as a table, holders first.
 func printHolders(w io.Writer, r holdersReport) {
-	fmt.Fprintf(w, "%s: %s, %d holding, %d waiting", r.Path, r.Kind, len(r.Holders), len(r.Queue))
+	fmt.Fprintf(w, "%s: %s, %d holding, %d waiting", safeText(r.Path), safeText(r.Kind), len(r.Holders), len(r.Queue))
 	if len(r.Unknown) > 0 {
 		fmt.Fprintf(w, ", %d of unknown role (zklock does not know their recipe's rule)", len(r.Unknown))
+	}
+	if n := countForeign(r); n > 0 {
+		fmt.Fprintf(w, ", %d foreign (not ephemeral: no contender, it blocks for ever; see docs/security.md to remove it)", n)
 	}
 	fmt.Fprintln(w)
 	if len(r.Holders)+len(r.Queue)+len(r.Unknown) == 0 {
@@ -72,7 +75,11 @@ func printHolders(w io.Writer, r holdersReport) {
 		nodes []nodeInfo
 	}{{"holds", r.Holders}, {"waits", r.Queue}, {"unknown", r.Unknown}} {
 		for _, n := range part.nodes {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", part.role, n.Kind, n.Node, n.Session,
+			role := part.role
+			if n.Foreign {
+				role = "foreign"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", role, safeText(n.Kind), safeText(n.Node), n.Session,
 				formatAge(n.AgeSeconds), n.Origin, yesNo(n.Revocable), printable(n.Data, 80))
 		}
 	}
@@ -90,6 +97,19 @@ func yesNo(b *bool) string {
 	return "no"
 }
 
+// countForeign counts r's nodes that are not ephemeral.
+func countForeign(r holdersReport) int {
+	n := 0
+	for _, part := range [][]nodeInfo{r.Holders, r.Queue, r.Unknown} {
+		for _, x := range part {
+			if x.Foreign {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func formatAge(s float64) string {
 	d := time.Duration(s * float64(time.Second))
 	if d < time.Minute {
@@ -98,8 +118,9 @@ func formatAge(s float64) string {
 	return d.Round(time.Second).String()
 }
 
-// printable shows data as text when it is printable, quoted otherwise, cut
-// at limit runes.
+// printable shows data as text when it is printable, quoted otherwise (strconv.Quote escapes
+// every control, format and separator character and every byte that is not UTF-8: see
+// safeText), cut at limit runes.
 func printable(s string, limit int) string {
 	if s == "" {
 		return `""`

@@ -29,7 +29,7 @@ func printSets(w io.Writer, reports []holdersReport) {
 	}
 	for _, g := range guids {
 		if len(paths[g]) > 1 {
-			fmt.Fprintf(w, "set %s: %s\n", g, strings.Join(paths[g], " "))
+			fmt.Fprintf(w, "set %s: %s\n", safeText(g), safeText(strings.Join(paths[g], " ")))
 		}
 	}
 }

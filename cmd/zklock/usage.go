@@ -9,7 +9,15 @@ import (
 const globalFlagsHelp = `Global flags (before or after the command):
   --servers host:port,...   ZooKeeper servers (default: $ZK_SERVERS)
   --namespace NS            prefix every path with /NS, as Curator's namespace
-  --auth user:password      authenticate with the digest scheme
+  --auth-file FILE          authenticate with the digest scheme as the user:password
+                            on FILE's first line (also $ZKLOCK_AUTH_FILE, or
+                            $ZKLOCK_AUTH=user:password)
+  --auth user:password      the same from argv: any user of the host can read it there
+  --acl A                   the ACL of the nodes zklock creates: creator (only the
+                            credentials' identity; the default with credentials),
+                            creator-read (and READ for anyone, so anonymous holders
+                            works) or open (anyone; the default without). See
+                            docs/security.md
   --cacert FILE             TLS: trust the CAs in FILE (PEM) for the servers' certificates,
                             checked against the host names of --servers ($ZK_CACERT)
   --cert FILE, --key FILE   TLS: present this client certificate and key (PEM)
@@ -260,7 +268,15 @@ lock and kazoo read lock); for any other kind (custom:NAME, unknown) it is
 "unknown": zklock does not guess who holds. REVOCABLE (JSON: revocable) is
 yes when the holder honours 'zklock revoke' (zklock exec or lock --revocable),
 no for another zklock node, "-" (absent) when the node does not say (Curator's,
-kazoo's, zkrecipes' own).
+kazoo's, zkrecipes' own). ROLE is foreign for a node that is
+not ephemeral: no contender made it and no session's end removes it, so it
+would block the lock (or take a semaphore slot) for ever; zkrecipes refuses to
+queue behind it (recipes.ErrForeignNode). docs/security.md says how to remove it.
+
+Names and data are any client's: the table escapes every control, bidi and
+format character and every byte that is not UTF-8 (\n, \x1b, \u202e, \xff,
+and \\ for a backslash), one line per node. --json is exact: "data" is the
+data as text, and when it is not valid UTF-8 "data_base64" holds its bytes.
 
 Flags:
   --json    print one JSON object instead of a table
@@ -275,7 +291,10 @@ const revokeUsage = `Usage: zklock revoke NODE
 Ask the holder of the lock node NODE (a path that 'zklock holders' prints) to
 release it, by writing "__REVOKE__" into it as Curator's Revoker does.
 Revocation is cooperative: only a holder that made its lock revocable
-reacts ('zklock exec --revocable', Curator's makeRevocable). A node that is already gone is not an error.
+reacts ('zklock exec --revocable', Curator's makeRevocable). A node that does
+not exist is an error (exit 70). A holder whose zkrecipes identity says it is
+not revocable is refused (exit 70) and nothing is written; for other holders
+(Curator's, older ones) zklock says it cannot tell whether they will react.
 NODE must be a contender node of a lock: its name [_c_<uuid>-]<lock name><10-digit
 sequence> (lock-, __READ__, __WRIT__, lease-, latch-; __lock__ and __rlock__ of
 exec --kazoo), its parent the lock's directory, the node ephemeral. Nodes kazoo

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+// hostileData is node data that tries to forge zklock's output: it clears the screen, ends the
+// line and writes a row of its own, turns the text right to left, and is not valid UTF-8.
+const hostileData = "\x1b[2J{\"kind\":\"x\"}\nholds  mutex  /forged  0x1\t\u202eevil\xff"
+
+// zklock holders on a lock whose nodes carry hostile names and data (issue 25.1, 25.2): it does
+// not panic on a kazoo-like name of 32 hex digits, prints one line per node with every control
+// and bidi character escaped, and --json keeps the exact bytes (data_base64 when not UTF-8).
+func TestHoldersHostileNodes(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	p := lockPath(t)
+	ctx := ctxFor(t, 20*time.Second)
+	names := []string{strings.Repeat("0", 32) + "0001", // 32 hex digits whose last 10 are the sequence
+		strings.Repeat("0", 32) + "__lock__0000000001", "lock-\u202e0000000002"}
+	for _, n := range names {
+		if _, err := fw.Create(ctx, p+"/"+n, []byte(hostileData), framework.WithMode(framework.Ephemeral),
+			framework.CreatingParents()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runZklock(t, "--servers", zk.ConnectString(), "holders", p)
+	if code != 0 {
+		t.Fatalf("holders: exit %d\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 2+len(names) { // summary, header, one row per node
+		t.Fatalf("holders printed %d lines, want %d:\n%s", len(lines), 2+len(names), out)
+	}
+	for _, bad := range []string{"\x1b", "\u202e", "\xff", "\t"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("holders output carries %q raw:\n%s", bad, out)
+		}
+	}
+	if !strings.Contains(out, `\u202e`) || !strings.Contains(out, `\x1b`) {
+		t.Errorf("escapes missing:\n%s", out)
+	}
+	r := holdersJSON(t, zk.ConnectString(), p)
+	all := append(append(r.Holders, r.Queue...), r.Unknown...)
+	if len(all) != len(names) {
+		t.Fatalf("--json lists %d nodes, want %d: %+v", len(all), len(names), r)
+	}
+	for _, n := range all {
+		raw, err := base64.StdEncoding.DecodeString(n.DataBase64)
+		if err != nil || !bytes.Equal(raw, []byte(hostileData)) {
+			t.Errorf("%s: data_base64 %q does not give the node's bytes back (%v)", n.Node, n.DataBase64, err)
+		}
+	}
+}
+
+// zklock elect --listen prints a leader whose id (its node's data) tries to forge a second
+// "leader=" line on one escaped line (issue 25.2).
+func TestElectListenHostileID(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	p := lockPath(t)
+	id := "evil\nleader=forged node=/x token=1\x1b[2J\u202e"
+	if _, err := fw.Create(ctxFor(t, 10*time.Second), p+"/lock-", []byte(id),
+		framework.WithMode(framework.EphemeralSequential), framework.Protected(), framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	l := startZklock(t, "--servers", zk.ConnectString(), "elect", "--listen", p)
+	line := l.expect(t, "leader=", 30*time.Second)
+	if want := `leader=evil\nleader=forged node=/x token=1\x1b[2J\u202e node=`; !strings.HasPrefix(line, want) {
+		t.Fatalf("listen printed %q, want it to start with %q", line, want)
+	}
+}
+
+// zklock holders marks a persistent node in a lock directory as foreign (issue 25.3): no
+// session owns it, and the acquire loop refuses to queue behind it.
+func TestHoldersMarksSquatter(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	p := lockPath(t)
+	squat := p + "/lock-00000000000000000000"
+	if _, err := fw.Create(ctxFor(t, 10*time.Second), squat, nil, framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Delete(ctxFor(t, 10*time.Second), squat) })
+	out, errOut, code := runZklock(t, "--servers", zk.ConnectString(), "holders", p)
+	if code != 0 || !strings.Contains(out, "1 foreign") || !strings.Contains(out, "foreign ") {
+		t.Fatalf("holders: exit %d, want the node marked foreign\n%s%s", code, out, errOut)
+	}
+	r := holdersJSON(t, zk.ConnectString(), p)
+	all := append(append(r.Holders, r.Queue...), r.Unknown...)
+	if len(all) != 1 || !all[0].Foreign {
+		t.Fatalf("--json: %+v, want one node marked foreign", r)
+	}
+}
