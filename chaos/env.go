@@ -22,6 +22,7 @@ type Env struct {
 	admin   *framework.Framework
 	ledger  *ledger
 	clients []*Client
+	pins    pinDesk // the nemesis's pins on holders
 }
 
 // Client is one ZooKeeper session of the workload, reached through its own

@@ -73,7 +73,7 @@ func (n *nemesis) inject(ctx context.Context, k FaultKind) error {
 	case Blackhole05, Blackhole09, Blackhole2, BlackholeBrief:
 		return n.blackhole(ctx, k)
 	case Reset:
-		return n.reset()
+		return n.reset(ctx)
 	case Expire:
 		return n.expire(ctx)
 	case CutCreate:
@@ -92,13 +92,15 @@ func (n *nemesis) inject(ctx context.Context, k FaultKind) error {
 
 // record logs the fault once per affected client (Proc), after pinning one
 // current holder among them so that a notification can be measured.
-func (n *nemesis) record(k FaultKind, affected []*Client) { n.recordSession(k, affected, 0) }
-
-// recordSession is record, naming the session the fault closes (0: none).
-func (n *nemesis) recordSession(k FaultKind, affected []*Client, sess int64) {
+func (n *nemesis) record(k FaultKind, affected []*Client) {
 	if ok, _ := k.notifies(n.e.T); ok {
 		n.pinOne(affected)
 	}
+	n.log(k, affected, 0)
+}
+
+// log records the fault's start once per affected client, naming the session it closes (0: none).
+func (n *nemesis) log(k FaultKind, affected []*Client, sess int64) {
 	t := Now()
 	for _, c := range affected {
 		n.e.H.Add(Event{T: t, Proc: c.Name, Kind: Fault, Detail: string(k), Sess: sess})
@@ -132,6 +134,19 @@ func (n *nemesis) holder() *Client {
 		}
 	}
 	return cs[n.rng.IntN(len(cs))]
+}
+
+// target picks the client a one-client fault of kind k hits. For a fault that must notify it
+// pins a holder first (one that holds now, else the first to begin a hold within T) and
+// returns that holder's client with the pinned worker, so the fault always finds the holder it
+// is aimed at; else (or when nobody held within T) it is holder's choice, with no pin.
+func (n *nemesis) target(ctx context.Context, k FaultKind) (*Client, *worker) {
+	if ok, _ := k.notifies(n.e.T); ok {
+		if w := n.e.pins.pinHolder(ctx, n.e.clients, n.rng, n.e.T); w != nil {
+			return w.c, w
+		}
+	}
+	return n.holder(), nil
 }
 
 // leader returns the index of the member that leads, or -1.
@@ -221,8 +236,8 @@ func (n *nemesis) quorumLoss(ctx context.Context) error {
 // blackhole partitions one holder's client for a fraction of T.
 func (n *nemesis) blackhole(ctx context.Context, k FaultKind) error {
 	frac := map[FaultKind]float64{Blackhole05: 0.5, Blackhole09: 0.9, Blackhole2: 2, BlackholeBrief: 0.4}[k]
-	c := n.holder()
-	n.record(k, []*Client{c})
+	c, _ := n.target(ctx, k)
+	n.log(k, []*Client{c}, 0)
 	for _, p := range c.proxies {
 		p.Blackhole(true)
 	}
@@ -235,9 +250,9 @@ func (n *nemesis) blackhole(ctx context.Context, k FaultKind) error {
 }
 
 // reset drops a holder's connections once: the client reconnects at once on the same session.
-func (n *nemesis) reset() error {
-	c := n.holder()
-	n.record(Reset, []*Client{c})
+func (n *nemesis) reset(ctx context.Context) error {
+	c, _ := n.target(ctx, Reset)
+	n.log(Reset, []*Client{c}, 0)
 	for _, p := range c.proxies {
 		p.DropConnections()
 	}
@@ -247,12 +262,15 @@ func (n *nemesis) reset() error {
 
 // expire closes a holder's session on the server.
 func (n *nemesis) expire(ctx context.Context) error {
-	c := n.holder()
+	c, pinned := n.target(ctx, Expire)
 	id, pw, ok := c.session()
 	if !ok {
+		if pinned != nil {
+			pinned.unpin()
+		}
 		return nil // reconnecting: no session to expire now
 	}
-	n.recordSession(Expire, []*Client{c}, id)
+	n.log(Expire, []*Client{c}, id)
 	err := zktest.ExpireSession(ctx, n.e.Cluster.Member(n.rng.IntN(n.e.Cluster.Size())).Addr(), id, pw)
 	n.heal(Expire)
 	if errors.Is(err, zktest.ErrNoSession) || ctx.Err() != nil {

@@ -36,47 +36,59 @@ func TestSelfTestBrokenLocks(t *testing.T) {
 	stoppingMutex := WorkloadSpec{Kind: WMutex, Clients: 4, CS: 200 * time.Millisecond, StopMin: StopMin, StopMax: StopMax}
 	// Row 29's workload, smaller and with no faults: sets of 2-3 of 3 paths in crossing orders.
 	crossing := WorkloadSpec{Kind: WTxMulti, Clients: 8, Paths: 3, CS: 20 * time.Millisecond}
+	// Rare holders: a hold of at most 5 ms, a second between holds; the nemesis must wait for
+	// one to pin it and aim the partition at its client.
+	rare := WorkloadSpec{Kind: WMutex, Clients: 2, CS: 5 * time.Millisecond, Idle: time.Second}
 	tests := []struct {
-		name string
-		sc   Scenario
-		want []string // checkers that must report; none: the control, which must pass
+		name  string
+		sc    Scenario
+		want  []string      // checkers that must report; none: the control, which must pass
+		phase time.Duration // the faults' phase, when not the default
 	}{
 		{"grants without waiting, mutex", Scenario{Row: 21, Name: "grab", Wrap: grab, SkipLive: true,
-			Workload: WorkloadSpec{Kind: WMutex, Clients: 4, CS: 20 * time.Millisecond}}, []string{CBelief}},
+			Workload: WorkloadSpec{Kind: WMutex, Clients: 4, CS: 20 * time.Millisecond}}, []string{CBelief}, 0},
 		{"grants without waiting, semaphore k=2", Scenario{Row: 21, Name: "grab-sem", Wrap: grab, SkipLive: true,
-			Workload: WorkloadSpec{Kind: WSem, Clients: 6, K: 2, CS: 20 * time.Millisecond}}, []string{CRecipe}},
+			Workload: WorkloadSpec{Kind: WSem, Clients: 6, K: 2, CS: 20 * time.Millisecond}}, []string{CRecipe}, 0},
 		{"ignores Done, holder partitioned 2T", Scenario{Row: 21, Name: "deaf", Wrap: deafen, Workload: slow, SkipLive: true,
-			Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}},
+			Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}, 0},
+		{"ignores Done, holders rare, holder partitioned 2T", Scenario{Row: 21, Name: "deaf-rare", Wrap: deafen, Workload: rare,
+			SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}, 0},
+		// One partition (at 1-3 s), and the phase ends while it lasts: the pinned hold outlasts the run.
+		{"ignores Done, the run ends inside the pinned hold", Scenario{Row: 21, Name: "deaf-short", Wrap: deafen, Workload: slow,
+			SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}, 3500 * time.Millisecond},
 		{"control: the real mutex, holder partitioned 2T", Scenario{Row: 21, Name: "control", Workload: slow, SkipLive: true,
-			Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, nil},
+			Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, nil, 0},
 		{"leader latch that leads without waiting", Scenario{Row: 21, Name: "eager-latch", Wrap: eagerLatch, SkipLive: true,
-			Workload: WorkloadSpec{Kind: WLeader, Clients: 4, CS: 100 * time.Millisecond}}, []string{CBelief}},
+			Workload: WorkloadSpec{Kind: WLeader, Clients: 4, CS: 100 * time.Millisecond}}, []string{CBelief}, 0},
 		{"leader latch whose term never ends on loss, leader partitioned 2T", Scenario{Row: 21, Name: "deaf-latch", Wrap: deafen,
-			Workload: election, SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}},
+			Workload: election, SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, []string{CBelief, CNotify}, 0},
 		{"control: the real leader latch, leader partitioned 2T", Scenario{Row: 21, Name: "control-latch", Workload: election,
-			SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, nil},
+			SkipLive: true, Faults: []FaultKind{Blackhole2}, Gap: 2 * time.Second}, nil, 0},
 		{"deletes its node when told (the old loss path), stopping holders reset", Scenario{Row: 21, Name: "eager-delete",
 			Wrap: eager, Workload: stoppingMutex, SkipLive: true, Faults: []FaultKind{Reset, BlackholeBrief}, Gap: 2 * time.Second},
-			[]string{CHandoff}},
+			[]string{CHandoff}, 0},
 		{"control: the real mutex, stopping holders reset", Scenario{Row: 21, Name: "control-stopping",
-			Workload: stoppingMutex, SkipLive: true, Faults: []FaultKind{Reset, BlackholeBrief}, Gap: 2 * time.Second}, nil},
+			Workload: stoppingMutex, SkipLive: true, Faults: []FaultKind{Reset, BlackholeBrief}, Gap: 2 * time.Second}, nil, 0},
 		{"no fencing", Scenario{Row: 21, Name: "unfenced", Wrap: unfence, SkipLive: true,
-			Workload: WorkloadSpec{Kind: WMutex, Clients: 4, CS: 5 * time.Millisecond}}, []string{CFence}},
+			Workload: WorkloadSpec{Kind: WMutex, Clients: 4, CS: 5 * time.Millisecond}}, []string{CFence}, 0},
 		{"a lease that names another session than its node's", Scenario{Row: 21, Name: "misnamed", SkipLive: true,
 			Wrap:     func(_ *framework.Framework, spec OpSpec) Locker { return misnamedLock{spec.Locker} },
-			Workload: WorkloadSpec{Kind: WMutex, Clients: 2, CS: 20 * time.Millisecond}}, []string{CAPI}},
-		{"cleanliness: an orphan and a leaked watch", Scenario{Row: 21, Name: "litter", Script: litter}, []string{CClean}},
+			Workload: WorkloadSpec{Kind: WMutex, Clients: 2, CS: 20 * time.Millisecond}}, []string{CAPI}, 0},
+		{"cleanliness: an orphan and a leaked watch", Scenario{Row: 21, Name: "litter", Script: litter}, []string{CClean}, 0},
 		{"multi-lock one mutex at a time in the caller's order, crossing orders", Scenario{Row: 21, Name: "one-by-one",
-			Wrap: oneByOne, Workload: crossing, LiveOrphans: true}, []string{CLive}},
+			Wrap: oneByOne, Workload: crossing, LiveOrphans: true}, []string{CLive}, 0},
 		{"control: the transactional multi-lock, crossing orders", Scenario{Row: 21, Name: "control-tx",
-			Workload: crossing, LiveOrphans: true}, nil},
+			Workload: crossing, LiveOrphans: true}, nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			cfg := cfg
-			if len(tt.sc.Faults) > 0 {
+			switch {
+			case tt.phase > 0:
+				cfg.Phase = tt.phase
+			case len(tt.sc.Faults) > 0:
 				cfg.Phase = 12 * time.Second // room for a few partitions
 			}
 			r, err := Run(ctx, cluster, tt.sc, cfg)

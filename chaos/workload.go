@@ -117,6 +117,7 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 	}()
 	w.e.checkNode(ctx, w.proc, op, got)
 	w.state.Store(holding)
+	w.e.pins.held(w)
 	if spec.Writes > 0 {
 		w.act(ctx, spec, op, got, parts)
 	} else {
@@ -126,7 +127,7 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 		w.work(ctx, got, time.Duration(w.rng.Int64N(int64(w.cs)+1)))
 	}
 	if !w.state.CompareAndSwap(holding, idle) {
-		w.waitPinned(ctx, got)
+		w.waitPinned(got)
 		if spec.Write {
 			w.write(ctx, op, parts, max(2, spec.Writes+1)) // a late write, as a holder that does not watch Done makes
 		}
@@ -238,24 +239,6 @@ func (e *Env) checkOneNode(ctx context.Context, proc string, op int64, got Holde
 	}
 	return true
 }
-
-// pinBound is how long a pinned holder waits for its Done, in session timeouts.
-const pinBound = 3
-
-// waitPinned holds until Done closes, pinBound·T passes or ctx ends.
-func (w *worker) waitPinned(ctx context.Context, got Holder) {
-	defer w.state.Store(idle)
-	t := time.NewTimer(pinBound * w.e.T)
-	defer t.Stop()
-	select {
-	case <-got.Done():
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
-// pin marks the worker's current hold as pinned, if it holds now.
-func (w *worker) pin() bool { return w.state.CompareAndSwap(holding, pinned) }
 
 // write offers one fenced write per part: to the Fence with the part's
 // token, and to the part's znode register through Multi(Guard, SetOp).

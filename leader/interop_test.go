@@ -3,6 +3,7 @@ package leader_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,26 +40,47 @@ type leaders struct {
 }
 
 // only waits until exactly the named candidate leads ("java" or a Go name), and fails if two
-// lead at once at any observation.
+// lead at once. One observation asks the candidates one after another, so a handoff between two
+// answers shows the old leader and the new one both leading though they never overlapped: a
+// candidate seen leading is asked again after the others, and two leaders are reported only if
+// it still leads then, its leadership spanning the others' answers.
 func (l leaders) only(want string) {
 	l.t.Helper()
 	zktest.Eventually(l.t, 30*time.Second, want+" alone to lead", func() bool {
-		var who []string
-		if ok, err := l.java(); err != nil {
-			l.t.Fatalf("asking Java: %v", err)
-		} else if ok {
-			who = append(who, "java")
-		}
-		for name, g := range l.goers {
-			if g.HasLeadership() {
-				who = append(who, name)
-			}
-		}
-		if len(who) > 1 {
+		who := l.leading()
+		if len(who) > 1 && l.leads(who[0]) {
 			l.t.Fatalf("two leaders at once: %v", who)
 		}
 		return len(who) == 1 && who[0] == want
 	})
+}
+
+// leading returns who leads now, asked in a fixed order: Java, then the Go candidates by name.
+func (l leaders) leading() []string {
+	names := []string{"java"}
+	for name := range l.goers {
+		names = append(names, name)
+	}
+	slices.Sort(names[1:])
+	var who []string
+	for _, name := range names {
+		if l.leads(name) {
+			who = append(who, name)
+		}
+	}
+	return who
+}
+
+// leads asks one candidate whether it leads.
+func (l leaders) leads(name string) bool {
+	if name != "java" {
+		return l.goers[name].HasLeadership()
+	}
+	ok, err := l.java()
+	if err != nil {
+		l.t.Fatalf("asking Java: %v", err)
+	}
+	return ok
 }
 
 // Java and Go LeaderLatch candidates on one path elect one leader at a time, in FIFO order;

@@ -277,8 +277,11 @@ func TestInteropReadWriteWithKazoo(t *testing.T) {
 
 // kazoo 2.8's ReadLock, unpatched, also waits for write nodes queued after it (kazoo#649): once
 // the writer it waited for is gone, it waits for our writer queued behind it, which waits for it.
-// Neither gets in until the kazoo reader's own timeout. This is why docs/interop.md asks for
-// kazoo 2.9 (or the fix) on read-write paths; the test fails when kazoo no longer has the bug.
+// Neither gets in while both wait. This is why docs/interop.md asks for kazoo 2.9 (or the fix) on
+// read-write paths; the test fails when kazoo no longer has the bug. The deadlock is ended by
+// the test, not by a timer: our writer gives up (its node goes), and the kazoo reader then gets
+// in, which shows what it waited for. (It used to end at the kazoo reader's own 4 s timeout, a
+// timer that ran while the test queued our writer: a slow machine could reach it first.)
 func TestInteropKazoo28ReadLockDeadlocksWithLaterWriter(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
@@ -294,17 +297,32 @@ func TestInteropKazoo28ReadLockDeadlocksWithLaterWriter(t *testing.T) {
 	first := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
 	pyRead := make(chan error, 1)
 	go func() {
-		_, err := py.ReadAcquire(ctxFor(t, 30*time.Second), p, 4*time.Second)
+		_, err := py.ReadAcquire(ctxFor(t, 90*time.Second), p, 60*time.Second) // a bound, never reached
 		pyRead <- err
 	}()
 	zktest.Eventually(t, 10*time.Second, "the kazoo reader to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
-	second := leaseAsync(t, "our second writer", 30*time.Second, rw.WriteLock().Acquire)
+	wctx, giveUp := context.WithCancel(ctxFor(t, 60*time.Second))
+	defer giveUp()
+	second := make(chan error, 1)
+	go func() {
+		l, err := rw.WriteLock().Acquire(wctx)
+		if err == nil {
+			l.Release(ctxFor(t, 10*time.Second))
+		}
+		second <- err
+	}()
 	zktest.Eventually(t, 10*time.Second, "our second writer to queue", func() bool { return len(zktest.Children(t, fw, p)) == 3 })
 	mustRelease(t, first)
-	if err := receive(t, pyRead, "the kazoo reader's verdict"); !errors.Is(err, interop.ErrTimeout) {
-		t.Fatalf("kazoo 2.8 reader after the writer ahead of it left: %v, want a timeout (kazoo#649)", err)
+	stillWaiting(t, pyRead, "the kazoo 2.8 reader, once the writer ahead of it left (kazoo#649 fixed?),")
+	stillWaiting(t, second, "our second writer, behind the kazoo reader,")
+	giveUp()
+	if err := receive(t, second, "our second writer giving up"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("our second writer: %v, want context.Canceled", err)
 	}
-	if l := receive(t, second, "our second writer, once the kazoo reader gave up"); l != nil {
-		mustRelease(t, l)
+	if err := receive(t, pyRead, "the kazoo reader, once our writer behind it left"); err != nil {
+		t.Fatalf("kazoo reader after our writer behind it left: %v, want the lock", err)
+	}
+	if err := py.ReadRelease(ctxFor(t, 10*time.Second), p); err != nil {
+		t.Fatal(err)
 	}
 }
