@@ -224,7 +224,8 @@ func TestExecInterruptedWhileWaiting(t *testing.T) {
 }
 
 // holders shows zklock's identity; zklock revoke stops a --revocable
-// holder's command, which exits 77; a holder without --revocable ignores it.
+// holder's command, which exits 77; revoking a holder without --revocable is refused
+// (exit 70: its identity says it would not react) and the holder runs on.
 func TestExecRevocable(t *testing.T) {
 	zk := shared
 	srv := zk.ConnectString()
@@ -245,8 +246,13 @@ func TestExecRevocable(t *testing.T) {
 				h.Identity.PID != pr.cmd.Process.Pid || h.Origin != recipes.OriginGo {
 				t.Fatalf("holder %+v, want zklock's identity (pid %d)", h, pr.cmd.Process.Pid)
 			}
-			if _, errOut, code := runZklock(t, "--servers", srv, "revoke", r.Holders[0].Node); code != 0 {
+			_, errOut, code := runZklock(t, "--servers", srv, "revoke", r.Holders[0].Node)
+			switch {
+			case revocable && code != 0:
 				t.Fatalf("revoke: exit %d\n%s", code, errOut)
+			case !revocable && (code != exitFailure || !strings.Contains(errOut, "not revocable")):
+				// zklock's identity says the holder ignores revocations: refused, nothing written.
+				t.Fatalf("revoke of a holder without --revocable: exit %d, want %d saying it is not revocable\n%s", code, exitFailure, errOut)
 			}
 			if !revocable {
 				pr.cmd.Process.Signal(syscall.SIGTERM)
@@ -301,7 +307,9 @@ func TestExecNamespaceAndAuth(t *testing.T) {
 	zk := shared
 	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
-	pr := startZklock(t, append([]string{"--namespace", "zklock-ns", "--auth", "ops:secret"},
+	// creator-read: the nodes are the credentials' to change, readable by anyone (this test's
+	// anonymous client and holders); the default, creator, is TestZklockCredentialsMakeNodesPrivate's.
+	pr := startZklock(t, append([]string{"--namespace", "zklock-ns", "--auth", "ops:secret", "--acl", "creator-read"},
 		execArgs(t, zk.ConnectString(), nil, p, "wait")...)...)
 	pr.expect(t, "ready", 30*time.Second)
 	kids, _, err := fw.Children(ctxFor(t, 10*time.Second), "/zklock-ns"+p)
