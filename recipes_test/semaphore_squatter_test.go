@@ -3,6 +3,8 @@ package recipes_test
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,5 +68,154 @@ func TestSemaphorePersistentLeaseIsAForeignNode(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// statCounter traces a framework's operations: how many exists requests each path had, and a
+// signal on every children watch set on dir.
+type statCounter struct {
+	dir     string
+	mu      sync.Mutex
+	exists  map[string]int
+	watched chan struct{}
+}
+
+func newStatCounter(dir string) *statCounter {
+	return &statCounter{dir: dir, exists: map[string]int{}, watched: make(chan struct{}, 16)}
+}
+
+func (s *statCounter) trace(tr framework.Trace) {
+	if tr.Kind != framework.TraceOperation {
+		return
+	}
+	switch {
+	case tr.Name == "exists":
+		s.mu.Lock()
+		s.exists[tr.Path]++
+		s.mu.Unlock()
+	case tr.Name == "getChildrenW" && tr.Path == s.dir && tr.Err == nil:
+		s.watched <- struct{}{}
+	}
+}
+
+func (s *statCounter) count(prefix string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for p, c := range s.exists {
+		if strings.HasPrefix(p, prefix) {
+			n += c
+		}
+	}
+	return n
+}
+
+// awaitWatch waits, bounded, for the next children watch on the counter's directory.
+func (s *statCounter) awaitWatch(t *testing.T, what string) {
+	t.Helper()
+	select {
+	case <-s.watched:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no children watch on %s %s", s.dir, what)
+	}
+}
+
+// Issue 25.3, the cost of the squatter check: an acquire that holds at once reads no stat, and a
+// waiter reads the stat of a lease ahead once for its whole wait, however often it wakes.
+func TestSemaphoreLeaseStatsOncePerWait(t *testing.T) {
+	zk := shared
+	p := lockPath(t)
+	leases := p + "/leases"
+	sc := newStatCounter(leases)
+	fwW := zktest.Connect(t, zk, framework.WithTracer(sc.trace))
+	fwH := zktest.Connect(t, zk)
+
+	free, _ := recipes.NewSemaphore(fwW, lockPath(t), 2)
+	got, err := free.Acquire(ctxFor(t, 10*time.Second), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free.ReturnAll(ctxFor(t, 10*time.Second), got)
+	if n := sc.count(free.Path()); n != 0 {
+		t.Fatalf("an uncontended acquire read %d stats, want 0", n)
+	}
+
+	sh, _ := recipes.NewSemaphore(fwH, p, 1)
+	held, err := sh.Acquire(ctxFor(t, 10*time.Second), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, _ := recipes.NewSemaphore(fwW, p, 1)
+	done := make(chan error, 1)
+	go func() {
+		got, err := sw.Acquire(ctxFor(t, 20*time.Second), 1)
+		if err == nil {
+			err = sw.ReturnAll(ctxFor(t, 10*time.Second), got)
+		}
+		done <- err
+	}()
+	sc.awaitWatch(t, "of the waiter")
+	extra := leases + "/lease-0000000099"
+	if _, err := fwH.Create(ctxFor(t, 10*time.Second), extra, nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	sc.awaitWatch(t, "after a lease came")
+	if err := fwH.Delete(ctxFor(t, 10*time.Second), extra); err != nil {
+		t.Fatal(err)
+	}
+	sc.awaitWatch(t, "after a lease left")
+	if err := sh.ReturnAll(ctxFor(t, 10*time.Second), held); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the waiter did not acquire after the release")
+	}
+	if n := sc.count(held[0].Path()); n != 1 {
+		t.Fatalf("the waiter read the stat of the lease ahead %d times over three wakes, want 1", n)
+	}
+}
+
+// Issue 25.3: a persistent lease that comes while an acquirer waits is found on the wake it
+// causes: the waiter fails naming it rather than waiting on behind it.
+func TestSemaphorePersistentLeaseWhileWaiting(t *testing.T) {
+	zk := shared
+	p := lockPath(t)
+	sc := newStatCounter(p + "/leases")
+	fwW := zktest.Connect(t, zk, framework.WithTracer(sc.trace))
+	fwH := zktest.Connect(t, zk)
+	sh, _ := recipes.NewSemaphore(fwH, p, 1)
+	held, err := sh.Acquire(ctxFor(t, 10*time.Second), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sh.ReturnAll(context.Background(), held) })
+	sw, _ := recipes.NewSemaphore(fwW, p, 1)
+	done := make(chan error, 1)
+	go func() {
+		got, err := sw.Acquire(ctxFor(t, 20*time.Second), 1)
+		if err == nil {
+			sw.ReturnAll(ctxFor(t, 10*time.Second), got)
+		}
+		done <- err
+	}()
+	sc.awaitWatch(t, "of the waiter")
+	squat := p + "/leases/lease-0000000099"
+	if _, err := fwH.Create(ctxFor(t, 10*time.Second), squat, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fwH.Delete(context.Background(), squat) })
+	select {
+	case err := <-done:
+		var fe *recipes.ForeignNodeError
+		if !errors.As(err, &fe) || fe.Path != squat {
+			t.Fatalf("Acquire: %v, want ErrForeignNode naming %s", err, squat)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the waiter still waits behind a persistent lease")
 	}
 }
