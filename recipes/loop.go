@@ -71,8 +71,9 @@ type contender struct {
 	name      string // its last segment
 	createdBy int64  // the session that created it
 	try       bool
-	queued    bool     // the queued event was reported
-	self      selfHold // the lease of this process that the last decision waits behind, if any
+	queued    bool                // the queued event was reported
+	self      selfHold            // the lease of this process that the last decision waits behind, if any
+	ephemeral map[string]struct{} // children found ephemeral while waiting for the directory (foreigndir.go)
 }
 
 // wait decides on children, a listing taken in epoch sess, and waits and lists again until
@@ -139,6 +140,11 @@ func (c *contender) step(ctx context.Context, sess *framework.Session, children 
 		return false, false, err
 	case dec.Holds:
 		return true, false, nil
+	case c.try && dec.WatchDir:
+		if err := c.foreignIn(ctx, children); err != nil {
+			return false, false, err
+		}
+		return false, false, c.self.lockedError(c.lock.path)
 	case c.try:
 		le := c.self.lockedError(c.lock.path)
 		if le.Held == "" {
@@ -247,6 +253,9 @@ func (c *contender) waitDir(ctx context.Context, changed context.Context) (bool,
 		return false, err
 	case now.Holds:
 		return true, nil
+	}
+	if err := c.foreignIn(ctx, kids); err != nil {
+		return false, err // the children watch stays until the directory changes, as in waitFor
 	}
 	_, err = waitWatch(ctx, w, changed)
 	return false, ignoreInterrupt(err)
