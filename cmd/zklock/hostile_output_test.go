@@ -99,3 +99,37 @@ func TestHoldersMarksSquatter(t *testing.T) {
 		t.Fatalf("--json: %+v, want one node marked foreign", r)
 	}
 }
+
+// zklock exec --try on a lock held by a node whose name and data try to forge its message
+// (issue 25.2): the "busy: held by ..." line names the holder with every control and bidi
+// character escaped, on one line; a holder's Go identity (its host) is escaped too.
+func TestExecTryBusyHostileHolder(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	ctx := ctxFor(t, 20*time.Second)
+	hostileHost := `{"lib":"zkrecipes-go","host":"h\nzklock: forged\u001b[2J\u202e","pid":1,"kind":"mutex"}`
+	for _, tc := range []struct{ name, data string }{
+		{"raw data", hostileData},
+		{"identity host", hostileHost},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := lockPath(t)
+			if _, err := fw.Create(ctx, p+"/lock-", []byte(tc.data), framework.WithMode(framework.EphemeralSequential),
+				framework.Protected(), framework.CreatingParents()); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := runZklock(t, "--servers", zk.ConnectString(), "exec", "--try", p, "--", "true")
+			if code != exitBusy {
+				t.Fatalf("exec --try: exit %d, want %d\n%s", code, exitBusy, errOut)
+			}
+			if !strings.Contains(errOut, "held by") {
+				t.Fatalf("no holder named:\n%s", errOut)
+			}
+			for _, bad := range []string{"\x1b", "\u202e", "\xff", "\nzklock: forged", "\nholds"} {
+				if strings.Contains(errOut, bad) {
+					t.Errorf("exec --try's message carries %q raw:\n%q", bad, errOut)
+				}
+			}
+		})
+	}
+}
