@@ -133,3 +133,26 @@ func TestExecTryBusyHostileHolder(t *testing.T) {
 		})
 	}
 }
+
+// zklock exec --semaphore N beside a lease whose data claims another maximum, from a host
+// whose name tries to forge a line (issue 25.2): the refusal names the lease and the host
+// escaped, on one line.
+func TestSemaphoreMaxRefusalHostileHost(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	p := lockPath(t)
+	data := `{"lib":"zkrecipes-go","host":"h\nzklock: forged\u001b[2J\u202e","pid":1,"semaphore_max":5}`
+	if _, err := fw.Create(ctxFor(t, 10*time.Second), p+"/leases/lease-\u202e", []byte(data),
+		framework.WithMode(framework.EphemeralSequential), framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runZklock(t, "--servers", zk.ConnectString(), "exec", "--semaphore", "2", "--try", p, "--", "true")
+	if code != exitUsage || !strings.Contains(errOut, "--semaphore 5") {
+		t.Fatalf("exec --semaphore 2: exit %d, want %d naming --semaphore 5\n%s", code, exitUsage, errOut)
+	}
+	for _, bad := range []string{"\x1b", "\u202e", "\nzklock: forged"} {
+		if strings.Contains(errOut, bad) {
+			t.Errorf("the refusal carries %q raw:\n%q", bad, errOut)
+		}
+	}
+}
