@@ -156,3 +156,24 @@ func TestSemaphoreMaxRefusalHostileHost(t *testing.T) {
 		}
 	}
 }
+
+// Every error zklock prints is one escaped line, whatever node names it carries (issue 25.2): a
+// persistent squatter named with U+202E that sorts first refuses the lock with an error naming
+// it, and that name reaches stderr escaped.
+func TestErrorNamingHostileNodeIsEscaped(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	p := lockPath(t)
+	squat := p + "/_c_\u202eevil-lock-0000000000"
+	if _, err := fw.Create(ctxFor(t, 10*time.Second), squat, nil, framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Delete(ctxFor(t, 10*time.Second), squat) })
+	_, errOut, code := runZklock(t, "--servers", zk.ConnectString(), "exec", "--try", p, "--", "true")
+	if code == 0 || !strings.Contains(errOut, "evil-lock-0000000000") {
+		t.Fatalf("exec --try beside a squatter: exit %d, want an error naming it\n%s", code, errOut)
+	}
+	if strings.Contains(errOut, "\u202e") {
+		t.Errorf("stderr carries U+202E raw:\n%q", errOut)
+	}
+}
