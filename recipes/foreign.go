@@ -43,7 +43,9 @@ func IsEphemeralOwner(owner int64) bool {
 
 // busyOrForeign is the end of a TryAcquire that found the lock busy (err, a *LockedError naming
 // the node ahead): it deletes our node (abandon) while it reads the stat of the node ahead, and
-// returns a ForeignNodeError when that node is a squatter, else err.
+// returns a ForeignNodeError when that node is a squatter, else err. The read has the cleanup's
+// bound (cleanupContext): a partition right after the listing must not hold the caller's busy
+// answer up for the retry policy and the connection's timeout; an unread stat is just busy.
 func (l *Lock) busyOrForeign(ctx context.Context, ourPath string, err error) error {
 	var le *LockedError
 	if !errors.As(err, &le) || le.node == "" {
@@ -51,8 +53,10 @@ func (l *Lock) busyOrForeign(ctx context.Context, ourPath string, err error) err
 		return err
 	}
 	stat := make(chan *framework.Stat, 1)
+	sctx, cancel := cleanupContext(ctx, l.fw) // the caller waits for it: a cleanup's bound, not ctx's
+	defer cancel()
 	go func() {
-		st, serr := l.fw.Exists(ctx, childPath(l.path, le.node))
+		st, serr := l.fw.Exists(sctx, childPath(l.path, le.node))
 		if serr != nil {
 			st = nil
 		}

@@ -28,15 +28,16 @@ func (m *InterProcessMultiLock) acquireSeq(ctx context.Context) (*MultiLease, er
 
 // seqAttempt takes each lock in turn. The wait for each lock lasts only while every lock taken
 // before it is still held: the first of them to end (lost, its node deleted) ends the wait at
-// once, and a loss seen at the end (between the last grant and now) counts as well. Either way
-// the locks taken are released (as cleanups, never past ctx) and errMemberLost returned.
+// once, and a loss seen at the end (between the last grant and now) counts as well, whether or
+// not ctx has ended meanwhile. Either way the locks taken are released (as cleanups, never past
+// ctx) and errMemberLost returned (acquireSeq adds ctx's error once it has ended).
 func (m *InterProcessMultiLock) seqAttempt(ctx context.Context) (*MultiLease, error) {
 	ml := &MultiLease{leases: make([]Held, 0, len(m.locks))}
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	for _, lk := range m.locks {
 		l, err := lk.Hold(wctx)
-		if lost := ml.lostMember(); lost != nil && ctx.Err() == nil {
+		if lost := ml.lostMember(); lost != nil { // even once ctx ended: never return it held
 			if err == nil {
 				ml.leases = append(ml.leases, l)
 			}

@@ -17,6 +17,7 @@ type rewatch struct {
 	pacer  *retry.Pacer
 	what   string // what the watch is for, in words
 	path   string
+	wake   <-chan struct{} // if not nil, ends a wait early (a connection state changed, say)
 	warned bool
 }
 
@@ -24,7 +25,8 @@ func newRewatch(log *slog.Logger, policy retry.Policy, what, path string) *rewat
 	return &rewatch{log: log, pacer: retry.NewPacer(policy), what: what, path: path}
 }
 
-// failed reports err, once per streak, and waits the next delay; false when ctx ended first.
+// failed reports err, once per streak, and waits the next delay (or a wake); false when ctx
+// ended first.
 func (r *rewatch) failed(ctx context.Context, err error) bool {
 	if !r.warned {
 		r.warned = true
@@ -34,6 +36,8 @@ func (r *rewatch) failed(ctx context.Context, err error) bool {
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
+	case <-r.wake:
 		return true
 	case <-ctx.Done():
 		return false

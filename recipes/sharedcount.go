@@ -47,9 +47,11 @@ type countState struct {
 	czxid int64
 }
 
-// newer reports whether s, read from the node, is a later state than the one seen, c.
+// newer reports whether s, read from the node, is a later state than the one seen, c: a node
+// created later (zxids only grow), or a later version of the same node. A late read of a node
+// since deleted and recreated is not newer.
 func (s countState) newer(c countState) bool {
-	return s.czxid != c.czxid || s.Version > c.Version
+	return s.czxid > c.czxid || (s.czxid == c.czxid && s.Version > c.Version)
 }
 
 // SharedCountOption configures a SharedCount.

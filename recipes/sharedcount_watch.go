@@ -164,9 +164,14 @@ func (cw *countWatch) stop() {
 }
 
 // loop waits for the watch to fire, reads the count again with a new watch, and tells the
-// listeners, until stop. After an error it waits for the next connection state change.
+// listeners, until stop. After an error (NoAuth once another client removed READ, a partition
+// that outlasted the retry policy) it reads again after the retry policy's delay, or at the
+// next connection state change if that comes first, warning once per streak: so the count
+// never stops following the node silently, nor spins.
 func (cw *countWatch) loop(w *framework.Watch) {
 	defer close(cw.done)
+	rw := newRewatch(cw.c.fw.Logger(), cw.c.fw.RetryPolicy(), "the shared count", cw.c.path)
+	rw.wake = cw.wake
 	for {
 		if w != nil {
 			if _, err := w.Wait(cw.ctx); cw.ctx.Err() != nil {
@@ -179,20 +184,19 @@ func (cw *countWatch) loop(w *framework.Watch) {
 		switch {
 		case cw.ctx.Err() != nil:
 			return
+		case err != nil && nw == nil: // no watch set: read again at the policy's pace
+			if !rw.failed(cw.ctx, err) {
+				return
+			}
 		case err == nil:
+			rw.ok()
 			cw.c.saw(s)
 			cw.notify(s)
 		case errors.Is(err, errCountGone):
-		case nw != nil: // the data is no count: wait for the next change
+			rw.ok()
+		default: // the data is no count: wait for the next change
+			rw.ok()
 			cw.c.fw.Logger().Warn("recipes: shared count holds no count", "path", cw.c.path, "err", err)
-		default:
-			cw.c.fw.Logger().Warn("recipes: shared count read failed; retried at the next connection state",
-				"path", cw.c.path, "err", err)
-			select {
-			case <-cw.wake:
-			case <-cw.ctx.Done():
-				return
-			}
 		}
 		w = nw
 	}

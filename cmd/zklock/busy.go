@@ -29,19 +29,20 @@ func heldBy(ctx context.Context, fw *framework.Framework, p string) string {
 	return ": held by " + strings.Join(who, "; ")
 }
 
-// describeHolder names one holder node in a line.
+// describeHolder names one holder node in a line. Its name, host and data are any client's
+// choice: they are escaped (safeText), so that they cannot forge or hide a line of stderr.
 func describeHolder(n nodeInfo) string {
 	var b strings.Builder
 	if id := n.Identity; id != nil {
 		if id.Name != "" {
 			fmt.Fprintf(&b, "%q ", id.Name)
 		}
-		fmt.Fprintf(&b, "pid %d on %s", id.PID, id.Host)
+		fmt.Fprintf(&b, "pid %d on %s", id.PID, safeText(id.Host))
 	} else if n.Data != "" {
-		fmt.Fprintf(&b, "%s (%s)", n.Data, n.Origin)
+		fmt.Fprintf(&b, "%s (%s)", safeText(n.Data), n.Origin)
 	} else {
 		fmt.Fprintf(&b, "session %s", n.Session)
 	}
-	fmt.Fprintf(&b, ", node %s, for %v", n.Node, time.Duration(n.AgeSeconds*float64(time.Second)).Round(time.Second))
+	fmt.Fprintf(&b, ", node %s, for %v", safeText(n.Node), time.Duration(n.AgeSeconds*float64(time.Second)).Round(time.Second))
 	return b.String()
 }

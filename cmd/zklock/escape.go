@@ -14,8 +14,16 @@ import (
 // \xff), and a backslash as \\, so that the result is one line that says what the bytes
 // were. Node names and node data are chosen by any client: printing them raw lets one clear
 // the screen, forge a row, or reverse the text after it. --json output is exact instead.
-func safeText(s string) string {
-	if !needsEscape(s) {
+func safeText(s string) string { return escapeText(s, true) }
+
+// safeLine is safeText for zklock's own messages (its errors), which quote what they must with
+// %q themselves: it escapes the same characters and bytes, so that a message is one line that
+// cannot act on the terminal, but leaves backslashes as they are.
+func safeLine(s string) string { return escapeText(s, false) }
+
+// escapeText escapes s as safeText says, backslashes too when backslash is true.
+func escapeText(s string, backslash bool) string {
+	if !needsEscape(s, backslash) {
 		return s
 	}
 	var b strings.Builder
@@ -24,7 +32,7 @@ func safeText(s string) string {
 		switch {
 		case r == utf8.RuneError && n <= 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\\':
+		case r == '\\' && backslash:
 			b.WriteString(`\\`)
 		case unsafeRune(r):
 			b.WriteString(escapeRune(r))
@@ -36,12 +44,12 @@ func safeText(s string) string {
 	return b.String()
 }
 
-// needsEscape reports whether safeText would change s.
-func needsEscape(s string) bool {
+// needsEscape reports whether escapeText would change s.
+func needsEscape(s string, backslash bool) bool {
 	if !utf8.ValidString(s) {
 		return true
 	}
-	return strings.IndexFunc(s, func(r rune) bool { return r == '\\' || unsafeRune(r) }) >= 0
+	return strings.IndexFunc(s, func(r rune) bool { return (backslash && r == '\\') || unsafeRune(r) }) >= 0
 }
 
 // unsafeRune reports whether r may change how a terminal shows what follows it.

@@ -99,3 +99,81 @@ func TestHoldersMarksSquatter(t *testing.T) {
 		t.Fatalf("--json: %+v, want one node marked foreign", r)
 	}
 }
+
+// zklock exec --try on a lock held by a node whose name and data try to forge its message
+// (issue 25.2): the "busy: held by ..." line names the holder with every control and bidi
+// character escaped, on one line; a holder's Go identity (its host) is escaped too.
+func TestExecTryBusyHostileHolder(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	ctx := ctxFor(t, 20*time.Second)
+	hostileHost := `{"lib":"zkrecipes-go","host":"h\nzklock: forged\u001b[2J\u202e","pid":1,"kind":"mutex"}`
+	for _, tc := range []struct{ name, data string }{
+		{"raw data", hostileData},
+		{"identity host", hostileHost},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := lockPath(t)
+			if _, err := fw.Create(ctx, p+"/lock-", []byte(tc.data), framework.WithMode(framework.EphemeralSequential),
+				framework.Protected(), framework.CreatingParents()); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := runZklock(t, "--servers", zk.ConnectString(), "exec", "--try", p, "--", "true")
+			if code != exitBusy {
+				t.Fatalf("exec --try: exit %d, want %d\n%s", code, exitBusy, errOut)
+			}
+			if !strings.Contains(errOut, "held by") {
+				t.Fatalf("no holder named:\n%s", errOut)
+			}
+			for _, bad := range []string{"\x1b", "\u202e", "\xff", "\nzklock: forged", "\nholds"} {
+				if strings.Contains(errOut, bad) {
+					t.Errorf("exec --try's message carries %q raw:\n%q", bad, errOut)
+				}
+			}
+		})
+	}
+}
+
+// zklock exec --semaphore N beside a lease whose data claims another maximum, from a host
+// whose name tries to forge a line (issue 25.2): the refusal names the lease and the host
+// escaped, on one line.
+func TestSemaphoreMaxRefusalHostileHost(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	p := lockPath(t)
+	data := `{"lib":"zkrecipes-go","host":"h\nzklock: forged\u001b[2J\u202e","pid":1,"semaphore_max":5}`
+	if _, err := fw.Create(ctxFor(t, 10*time.Second), p+"/leases/lease-\u202e", []byte(data),
+		framework.WithMode(framework.EphemeralSequential), framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runZklock(t, "--servers", zk.ConnectString(), "exec", "--semaphore", "2", "--try", p, "--", "true")
+	if code != exitUsage || !strings.Contains(errOut, "--semaphore 5") {
+		t.Fatalf("exec --semaphore 2: exit %d, want %d naming --semaphore 5\n%s", code, exitUsage, errOut)
+	}
+	for _, bad := range []string{"\x1b", "\u202e", "\nzklock: forged"} {
+		if strings.Contains(errOut, bad) {
+			t.Errorf("the refusal carries %q raw:\n%q", bad, errOut)
+		}
+	}
+}
+
+// Every error zklock prints is one escaped line, whatever node names it carries (issue 25.2): a
+// persistent squatter named with U+202E that sorts first refuses the lock with an error naming
+// it, and that name reaches stderr escaped.
+func TestErrorNamingHostileNodeIsEscaped(t *testing.T) {
+	zk := shared
+	fw := zktest.Connect(t, zk)
+	p := lockPath(t)
+	squat := p + "/_c_\u202eevil-lock-0000000000"
+	if _, err := fw.Create(ctxFor(t, 10*time.Second), squat, nil, framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Delete(ctxFor(t, 10*time.Second), squat) })
+	_, errOut, code := runZklock(t, "--servers", zk.ConnectString(), "exec", "--try", p, "--", "true")
+	if code == 0 || !strings.Contains(errOut, "evil-lock-0000000000") {
+		t.Fatalf("exec --try beside a squatter: exit %d, want an error naming it\n%s", code, errOut)
+	}
+	if strings.Contains(errOut, "\u202e") {
+		t.Errorf("stderr carries U+202E raw:\n%q", errOut)
+	}
+}

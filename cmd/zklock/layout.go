@@ -119,11 +119,12 @@ func hasKind(kids []string, kinds ...string) bool {
 	return slices.ContainsFunc(kids, func(k string) bool { return slices.Contains(kinds, recipes.RecipeOf(k)) })
 }
 
-// firstKind names the recipe of the first contender node of kids, with the node.
+// firstKind names the recipe of the first contender node of kids, with the node (escaped: any
+// client names nodes).
 func firstKind(kids []string) string {
 	for _, k := range kids {
 		if kind := recipes.RecipeOf(k); kind != recipes.KindUnknown {
-			return fmt.Sprintf("%s (%s)", kind, k)
+			return fmt.Sprintf("%s (%s)", kind, safeText(k))
 		}
 	}
 	return "other"
@@ -141,7 +142,8 @@ func flagHint(kids []string) string {
 }
 
 // checkSemaphoreMax refuses --semaphore max when a lease of the semaphore at p was taken by a
-// zklock counting against another maximum.
+// zklock counting against another maximum. The lease's name and host, any client's choice,
+// are escaped in the message.
 func checkSemaphoreMax(ctx context.Context, fw *framework.Framework, p string, max int) error {
 	dir := path.Join(p, "leases")
 	leases, err := listChildren(ctx, fw, dir)
@@ -158,7 +160,7 @@ func checkSemaphoreMax(ctx context.Context, fw *framework.Framework, p string, m
 		var id zklockIdentity
 		if json.Unmarshal(data, &id) == nil && id.Max > 0 && id.Max != max {
 			return usageErr("exec", "%s is a semaphore of %d holders (lease %s, pid %d on %s took it with --semaphore %d): "+
-				"--semaphore %d contradicts it", p, id.Max, l, id.PID, id.Host, id.Max, max)
+				"--semaphore %d contradicts it", p, id.Max, safeText(l), id.PID, safeText(id.Host), id.Max, max)
 		}
 	}
 	return nil

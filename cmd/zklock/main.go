@@ -129,12 +129,13 @@ func helpOrUsage(err error, cmd string, io stdio) error {
 	return usageErr(cmd, "%s", flagMessage(err))
 }
 
-// reportErr prints err on w unless it carries no message, and returns it.
+// reportErr prints err on w, on one line with every control and bidi character escaped
+// (safeLine), unless it carries no message, and returns it.
 func reportErr(w io.Writer, err error) error {
 	var ee *exitError
 	if err == nil || (errors.As(err, &ee) && ee.err == nil) {
 		return err
 	}
-	fmt.Fprintln(w, "zklock:", err)
+	fmt.Fprintln(w, "zklock:", safeLine(err.Error())) // it may carry node names any client chose
 	return err
 }
