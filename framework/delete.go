@@ -52,7 +52,15 @@ func (f *Framework) deleteOnce(ctx context.Context, full string, version int32) 
 // deleteInBackground deletes a server path on a background goroutine until it succeeds, the node is
 // gone, a permanent error occurs, or the Framework closes.
 func (f *Framework) deleteInBackground(full string, version int32) {
-	f.goBackground(func(ctx context.Context) { f.deleteGuaranteed(ctx, full, version) })
+	if !f.enter() {
+		return
+	}
+	f.deletes.add() // counted before the goroutine runs: Shutdown sees it at once
+	go func() {
+		defer f.bg.Done()
+		defer f.deletes.done()
+		f.deleteGuaranteed(f.bgCtx, full, version)
+	}()
 }
 
 // deleteGuaranteed retries the delete of a server path under the policy, round after round, until

@@ -46,6 +46,7 @@ type Framework struct {
 
 	bgMu     sync.Mutex
 	bg       sync.WaitGroup // operation and background goroutines
+	deletes  pendingSet     // background deletes still running, for Shutdown
 	closed   atomic.Bool
 	quit     chan struct{}
 	bgCtx    context.Context
@@ -243,11 +244,26 @@ func (f *Framework) WaitConnected(ctx context.Context) error {
 // except a connection-state listener still running: no listener is called after Close, and the
 // listener goroutine ends when that one returns. Close may be called from a listener. Operations in
 // flight return ErrClosed. Idempotent; always returns nil.
+//
+// Before closing, Close does what Shutdown does with a bound of a third of SessionTimeout: when
+// the connection is down but the session may live (Suspended, a short outage), it waits for the
+// reconnect and for the pending background deletes, so that closing the session deletes our
+// nodes at once instead of leaving them until the session expires (a whole session timeout for
+// the next holder of our locks). It does not wait when the session is lost or was never had.
+// Past the bound it closes anyway: use Shutdown to choose the bound.
 func (f *Framework) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), f.closeBound())
+	defer cancel()
+	_ = f.Shutdown(ctx)
+	return nil
+}
+
+// closeNow is Close without the wait: it ends everything at once.
+func (f *Framework) closeNow() {
 	f.bgMu.Lock()
 	if f.closed.Load() {
 		f.bgMu.Unlock()
-		return nil
+		return
 	}
 	f.closed.Store(true)
 	close(f.quit)
@@ -262,7 +278,6 @@ func (f *Framework) Close() error {
 	f.drainEvents()
 	f.wm.Close()
 	f.hub.close()
-	return nil
 }
 
 // Done returns a channel that is closed as soon as Close is called: for work of the caller's

@@ -46,7 +46,7 @@ func runElect(ctx context.Context, g *globals, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	defer closeAfterReconnect(fw)
+	defer fw.Close() // after a short outage it waits (T/3 at most) for the reconnect: issue 26.3
 	ran := make(chan struct{})
 	result := make(chan outcome, 1)
 	once := sync.OnceFunc(func() { close(ran) })

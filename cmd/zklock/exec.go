@@ -49,7 +49,7 @@ func runExec(ctx context.Context, g *globals, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	defer closeAfterReconnect(fw)
+	defer fw.Close() // after a short outage it waits (T/3 at most) for the reconnect: issue 26.3
 	start := time.Now()
 	if g.verbose {
 		fmt.Fprintf(io.err, "zklock: waiting for %s\n", o.path)

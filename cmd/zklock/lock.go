@@ -23,7 +23,7 @@ func runLock(ctx context.Context, g *globals, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	defer closeAfterReconnect(fw)
+	defer fw.Close() // after a short outage it waits (T/3 at most) for the reconnect: issue 26.3
 	revoked := make(chan struct{})
 	// No command to stop: a lost lease is released at once, so the default grace (the session
 	// timeout) only covers zklock being killed.

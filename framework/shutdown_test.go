@@ -1,0 +1,97 @@
+package framework_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// Issue 26.3: Close and Shutdown wait for a Suspended connection to come back, but never past
+// their bound: Close's is a third of the session timeout, Shutdown's its ctx. The connection
+// here stays cut for longer than either. On the code before the fix Close returned at once (and
+// Shutdown did not exist): the lower bound failed.
+func TestCloseWhileDisconnectedReturnsAfterBound(t *testing.T) {
+	const T = 4 * time.Second // newFW's session timeout
+	const slack = 3 * time.Second
+	cases := []struct {
+		name    string
+		close   func(*framework.Framework) error
+		wait    time.Duration
+		wantErr error
+	}{
+		{"Close", (*framework.Framework).Close, T / 3, nil},
+		{"Shutdown", func(f *framework.Framework) error {
+			ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+			defer cancel()
+			return f.Shutdown(ctx)
+		}, 600 * time.Millisecond, context.DeadlineExceeded},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, p, _ := proxied(t)
+			t.Cleanup(func() { p.Blackhole(false) })
+			p.Blackhole(true)
+			p.DropConnections()
+			waitState(t, f, framework.Suspended)
+			start := time.Now()
+			err := tc.close(f)
+			d := time.Since(start)
+			t.Logf("returned after %v (bound %v): %v", d, tc.wait, err)
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("error %v, want %v", err, tc.wantErr)
+			}
+			if d < tc.wait*9/10 || d > tc.wait+slack {
+				t.Errorf("returned after %v, want about the bound %v (at most %v more)", d, tc.wait, slack)
+			}
+			select {
+			case <-f.Done():
+			default:
+				t.Error("not closed")
+			}
+		})
+	}
+}
+
+// Close does not wait when there is no session to close: a Framework that never connected, or a
+// nil ctx given to Shutdown (which closes and names the nil ctx).
+func TestCloseWithoutSessionDoesNotWait(t *testing.T) {
+	cases := []struct {
+		name    string
+		close   func(*framework.Framework) error
+		wantErr error
+	}{
+		{"Close never connected", (*framework.Framework).Close, nil},
+		{"Shutdown nil ctx", func(f *framework.Framework) error { return f.Shutdown(nil) }, framework.ErrNilContext}, //nolint:staticcheck // the nil ctx is the test
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := framework.New([]string{"127.0.0.1:1"}, framework.WithSessionTimeout(30*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			err = tc.close(f)
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("returned after %v, want without the wait (bound %v)", d, 10*time.Second)
+			}
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("error %v, want %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// waitState polls f's state until it is want (bounded).
+func waitState(t *testing.T, f *framework.Framework, want framework.ConnectionState) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for f.State() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("state %v, want %v within %v", f.State(), want, bound)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
