@@ -50,6 +50,7 @@ type lockOptions struct {
 	grace   time.Duration
 	graceOK bool // WithLossGrace was given (0 is a valid grace)
 	kind    string
+	sticky  time.Duration // WithSticky's idle time; 0 = not sticky
 	err     error
 }
 
