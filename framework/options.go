@@ -53,6 +53,7 @@ type config struct {
 	tls            *tls.Config
 	zkOptions      []func(*zk.Conn)
 	tracer         func(Trace)
+	protectedTag   string // WithProtectedTag's first GUID group, or ""
 	err            error
 }
 

@@ -54,7 +54,7 @@ type protectedCreate struct {
 var newProtectedID atomic.Pointer[func(f *Framework) string]
 
 func init() {
-	id := func(*Framework) string { return uuid.NewString() }
+	id := protectedID
 	newProtectedID.Store(&id)
 }
 

@@ -27,6 +27,7 @@ type globals struct {
 	verbose        bool
 	errorPolicy    string
 	tls            tlsFlags // --cacert, --cert, --key (tlsflags.go)
+	protectedTag   string   // marks the GUIDs of the command's nodes (elect: electTag), or ""
 }
 
 // Defaults of the global flags.
@@ -108,6 +109,9 @@ func (g *globals) options(stderr io.Writer) ([]framework.Option, error) {
 		framework.WithConnectionTimeout(g.connectTimeout),
 		framework.WithNamespace(strings.Trim(g.namespace, "/")),
 		framework.WithLogger(log),
+	}
+	if g.protectedTag != "" {
+		opts = append(opts, framework.WithProtectedTag(g.protectedTag))
 	}
 	switch g.errorPolicy {
 	case "standard":

@@ -42,6 +42,7 @@ func runElect(ctx context.Context, g *globals, args []string, io stdio) error {
 	if o.listen {
 		return runListen(ctx, g, o, io)
 	}
+	g.protectedTag = electTag // holders shows our candidates as zklock (issue 26.6)
 	fw, err := g.connect(ctx, "elect", io)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
@@ -60,9 +61,20 @@ func TestElectHoldersAndHandover(t *testing.T) {
 	c := startZklock(t, electArgs(t, zk.ConnectString(), []string{"--id", "gamma"}, p, "wait")...)
 	waitCandidates(t, fw, p, 3)
 	r := holdersJSON(t, zk.ConnectString(), p)
-	if r.Kind != "mutex" || len(r.Holders) != 1 || r.Holders[0].Data != "alpha" || len(r.Queue) != 2 ||
+	if r.Kind != recipes.KindSelector || len(r.Holders) != 1 || r.Holders[0].Data != "alpha" || len(r.Queue) != 2 ||
 		r.Queue[0].Data+","+r.Queue[1].Data != "beta,gamma" && r.Queue[0].Data+","+r.Queue[1].Data != "gamma,beta" {
 		t.Fatalf("holders: %+v", r)
+	}
+	// zklock's own candidates show as zklock (issue 26.6), while their data stays the id
+	// that Curator's getParticipants reads.
+	for _, n := range append(r.Holders, r.Queue...) {
+		if n.Origin != originZklock || n.Kind != recipes.KindSelector {
+			t.Fatalf("candidate %+v: want origin %q, kind %q", n, originZklock, recipes.KindSelector)
+		}
+	}
+	if out, _, code := runZklock(t, "--servers", zk.ConnectString(), "holders", p); code != 0 ||
+		strings.Count(out, " "+string(originZklock)+" ") != 3 {
+		t.Fatalf("holders: exit %d, want each of the 3 candidates shown as zklock:\n%s", code, out)
 	}
 	c.cmd.Process.Signal(syscall.SIGINT)
 	if code := c.wait(t, 20*time.Second); code != exitInterrupted {

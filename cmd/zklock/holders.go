@@ -279,6 +279,9 @@ func describeNode(p, name string, data []byte, st *framework.Stat, now time.Time
 	if driver.IsKazooNode(name) {
 		n.Origin = recipes.OriginPython // data: kazoo's identifier
 	}
+	if framework.HasProtectedTag(name, electTag) {
+		n.Origin, n.Kind = originZklock, recipes.KindSelector // data: the candidate id
+	}
 	return n
 }
 
@@ -293,3 +296,11 @@ func nodeKind(name string, data []byte) string {
 }
 
 func sessionHex(id int64) string { return fmt.Sprintf("0x%x", uint64(id)) }
+
+// originZklock is the origin holders shows for zklock's own elect candidates, recognised by
+// electTag in their node's GUID: their data is only the candidate id (what Curator reads).
+const originZklock recipes.Origin = "zklock"
+
+// electTag begins the GUID of every node zklock elect creates ("zk lock", in hex): it marks
+// them without touching their data (framework.WithProtectedTag).
+const electTag = "7a6b6c6b"

@@ -254,15 +254,17 @@ or by Curator, or a kazoo lock (kind kazoo: kazoo's and --kazoo nodes). For
 each node: its path, its data, its session id (the ephemeral owner), its age,
 and who made it: go (zkrecipes' identity: host, pid, name), java (Curator's
 default data, an IP address), python (a node kazoo named; its data is kazoo's
-identifier) or unknown.
+identifier), zklock (a zklock elect candidate; its data is its --id) or unknown.
 
 KIND is the node's recipe: the kind zkrecipes records in its identity (mutex,
 read lock, write lock, semaphore, semaphore internal lock, leader latch, leader
 selector, custom:NAME for a lock of your own driver), else what the node's
 name tells (Curator's, kazoo's, and zkrecipes' nodes without a recorded kind),
-else unknown. Curator's LeaderSelector nodes, and zklock elect's (whose data
-is the --id, as Curator's), look like a mutex's and show as mutex: the rule
-is the same. ROLE is holds or waits where zklock knows the kind's rule
+else unknown. Curator's LeaderSelector nodes (whose data is the id) look like
+a mutex's and show as mutex: the rule is the same. zklock elect's nodes show
+as leader selector, origin zklock: their data is the --id, as Curator's, so
+zklock marks them in the GUID of their name (it begins 7a6b6c6b), which no
+client reads as data. ROLE is holds or waits where zklock knows the kind's rule
 (mutex, selector, latch, read-write lock, semaphore; on a kazoo path kazoo
 lock and kazoo read lock); for any other kind (custom:NAME, unknown) it is
 "unknown": zklock does not guess who holds. REVOCABLE (JSON: revocable) is
