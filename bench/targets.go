@@ -171,9 +171,12 @@ func (d *runData) drainTarget(deep, ref spec, r harness.Result) targetRow {
 	return row
 }
 
-// notifTarget: exactly one watch notification per release in the herd (counting pass).
+// notifTarget: no herd in d (counting pass). Each release wakes one waiter; since issue 24.2 a
+// held lease may also keep a data watch on its own node, which its own release fires (to the
+// releaser, not to a waiter). The proxy cannot tell the two apart (both are NodeDeleted on the
+// releaser's node), so the bound is 2 per release; a herd would give up to 64.
 func (d *runData) notifTarget() targetRow {
-	row := targetRow{name: "d. exactly 1 notification per release (64 waiters)"}
+	row := targetRow{name: "d. at most 1 waiter notified per release (64 waiters): ≤ 2 notifications per release, the releaser's own-node watch included"}
 	c, ok := d.counts[key{zkrecipesName, idHerd}]
 	if !ok || c.Err != "" || c.Per <= 0 {
 		row.measured, row.verdict, row.evidence = "–", "not measured", shortErr(c.Err)
@@ -181,7 +184,7 @@ func (d *runData) notifTarget() targetRow {
 	}
 	v := cNotif(c)
 	row.measured = fmt.Sprintf("%d notifications / %d releases", c.Notifications, c.Per)
-	row.verdict = verdict(math.Abs(v-1) < 1e-9)
+	row.verdict = verdict(v >= 1-1e-9 && v <= 2+1e-9)
 	row.evidence = fmt.Sprintf("requests per release: %s", c.byOpcode())
 	return row
 }
