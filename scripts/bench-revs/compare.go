@@ -30,10 +30,11 @@ func metricsOf(kind string) []metric {
 	return []metric{mRate, mCPU}
 }
 
-// stat is a median over rounds (or repetitions) with its range; ok is false when nothing was
-// measured.
+// stat is a median over rounds (or repetitions) with its range and quartiles; ok is false when
+// nothing was measured.
 type stat struct {
 	med, lo, hi float64
+	q1, q3      float64 // quartiles; equal to med below 2 values
 	n           int
 	ok          bool
 }
@@ -54,7 +55,25 @@ func summarize(xs []float64) stat {
 	if len(ys)%2 == 0 {
 		m = (ys[len(ys)/2-1] + ys[len(ys)/2]) / 2
 	}
-	return stat{med: m, lo: ys[0], hi: ys[len(ys)-1], n: len(ys), ok: true}
+	return stat{med: m, lo: ys[0], hi: ys[len(ys)-1], q1: quartile(ys, 1, m), q3: quartile(ys, 3, m), n: len(ys), ok: true}
+}
+
+// quartile i (1 or 3) of sorted ys, interpolated between the values around the position
+// i(n+1)/4: Python's statistics.quantiles(method="exclusive") from 3 values on; with 2 values
+// the ends (Python extrapolates); med below 2.
+func quartile(ys []float64, i int, med float64) float64 {
+	n := len(ys)
+	if n < 2 {
+		return med
+	}
+	j, delta := i*(n+1)/4, i*(n+1)%4 // position j + delta/4, 1-based
+	switch {
+	case j < 1:
+		return ys[0]
+	case j >= n:
+		return ys[n-1]
+	}
+	return (ys[j-1]*float64(4-delta) + ys[j]*float64(delta)) / 4
 }
 
 // figure is one run's value of m for a peer and scenario: the median over the run's

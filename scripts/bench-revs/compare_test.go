@@ -19,10 +19,10 @@ func TestSummarize(t *testing.T) {
 	}{
 		{"empty", nil, stat{}},
 		{"only missing values", []float64{0, -1, math.NaN(), math.Inf(1)}, stat{}},
-		{"one", []float64{2}, stat{med: 2, lo: 2, hi: 2, n: 1, ok: true}},
-		{"odd count", []float64{3, 1, 2}, stat{med: 2, lo: 1, hi: 3, n: 3, ok: true}},
-		{"even count averages the middle two", []float64{4, 1, 3, 2}, stat{med: 2.5, lo: 1, hi: 4, n: 4, ok: true}},
-		{"missing values left out", []float64{0, 5, 1, 0}, stat{med: 3, lo: 1, hi: 5, n: 2, ok: true}},
+		{"one", []float64{2}, stat{med: 2, lo: 2, hi: 2, q1: 2, q3: 2, n: 1, ok: true}},
+		{"odd count", []float64{3, 1, 2}, stat{med: 2, lo: 1, hi: 3, q1: 1, q3: 3, n: 3, ok: true}},
+		{"even count averages the middle two", []float64{4, 1, 3, 2}, stat{med: 2.5, lo: 1, hi: 4, q1: 1.25, q3: 3.75, n: 4, ok: true}},
+		{"missing values left out", []float64{0, 5, 1, 0}, stat{med: 3, lo: 1, hi: 5, q1: 1, q3: 5, n: 2, ok: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,6 +30,25 @@ func TestSummarize(t *testing.T) {
 				t.Fatalf("summarize(%v) = %+v, want %+v", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestQuartile checks the quartiles against Python's statistics.quantiles(xs, n=4) (method
+// "exclusive"), the values docs/performance.md quotes.
+func TestQuartile(t *testing.T) {
+	tests := []struct {
+		ys     []float64 // sorted
+		q1, q3 float64
+	}{
+		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 3.25, 9.75},
+		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, 3.75, 11.25},
+		{[]float64{1, 2, 4, 8, 16}, 1.5, 12},
+	}
+	for _, tc := range tests {
+		s := summarize(tc.ys)
+		if math.Abs(s.q1-tc.q1) > 1e-9 || math.Abs(s.q3-tc.q3) > 1e-9 {
+			t.Errorf("quartiles of %v = %v, %v; want %v, %v", tc.ys, s.q1, s.q3, tc.q1, tc.q3)
+		}
 	}
 }
 

@@ -48,6 +48,7 @@ func (c comparison) write(b *strings.Builder) {
 			fmtStat(r.vsYard[sideBase], fmtTimes), fmtStat(r.vsYard[sideHead], fmtTimes),
 			fmtStat(r.headBase, fmtRel), fmtStat(r.headBaseNormalize, fmtRel))
 	}
+	w("\nQuartiles over rounds of head/base of × zk.Lock (the spread this load leaves): %s.\n", quartiles(rows(c.runs, c.ids)))
 	c.writeCounts(w)
 	c.writeRuns(w)
 }
@@ -84,6 +85,19 @@ func (c comparison) writeRuns(w func(string, ...any)) {
 		w("| %d | %s | %s | %.2f / %.2f / %.2f | %.2f | %.0f | %s |\n", r.round, sideNames[r.side], short(r.Commit),
 			r.load[0], r.load[1], r.load[2], r.loadEnd, r.seconds, counted)
 	}
+}
+
+// quartiles lists each row's quartiles of head/base of × zk.Lock, "b8 acq/s 0.324–2.586; ...".
+func quartiles(rs []row) string {
+	var parts []string
+	for _, r := range rs {
+		q := "–"
+		if s := r.headBaseNormalize; s.ok {
+			q = fmtRel(s.q1) + "–" + fmtRel(s.q3)
+		}
+		parts = append(parts, r.id+" "+r.m.name+" "+q)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // loadRange is "1.52 [0.80–3.10]": the median and range of the 1-minute load at the runs' starts.

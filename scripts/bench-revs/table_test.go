@@ -28,6 +28,8 @@ func TestWrite(t *testing.T) {
 		"| b8 | client CPU µs/acq ↓ | 100 | 100 | 50.0 | 2.00× | 2.00× | 1.000 | 1.000 |",
 		"| d | release → next acquire p50 ms ↓ | 4.00 [3.00–5.00] | 5.50 [4.00–7.00] | 6.00 [4.00–8.00] | 0.69× [0.62×–0.75×] | 0.94× [0.88×–1.00×] | 1.367 [1.333–1.400] | 1.367 [1.333–1.400] |",
 		"| d | client CPU µs/acq ↓ | – | – | – | – | – | – | – |",
+		"Quartiles over rounds of head/base of × zk.Lock (the spread this load leaves): b8 acq/s 0.900–0.900; " +
+			"b8 client CPU µs/acq 1.000–1.000; d release → next acquire p50 ms 1.333–1.400; d client CPU µs/acq –.",
 		"| b8 | base | 3.00 | 1.00 | create 2.00, getData 1.00 | – | – |",
 		"| 1 | base | d58c00e | 1.00 / 2.00 / 3.00 | 0.00 | 0 | yes |",
 		"| 2 | head |  | 4.00 / 2.00 / 3.00 |",
