@@ -46,6 +46,20 @@ bench:
 bench-quick:
 	$(GO) run ./bench -quick
 
+# The driver's rows at two revisions in one run (scripts/bench-revs): BASE and HEAD are built in
+# temporary git worktrees and run interleaved, ROUNDS times each, zk.Lock as the in-run yardstick.
+#   make bench-revs BASE=0091b70^ [HEAD=main] [ROUNDS=5] [REPS=1] [ONLY=b8,b64,d] [OUT=file.md]
+BASE ?=
+HEAD ?= HEAD
+ROUNDS ?= 5
+REPS ?= 1
+ONLY ?= b8,b64,d
+.PHONY: bench-revs
+bench-revs:
+	@[ -n "$(BASE)" ] || { echo "make bench-revs: set BASE=<revision>"; exit 2; }
+	$(GO) run ./scripts/bench-revs -base '$(BASE)' -head '$(HEAD)' -rounds $(ROUNDS) -reps $(REPS) \
+	  -only '$(ONLY)' $(if $(OUT),-out '$(OUT)')
+
 # The full fault × workload table (docs/safety.md): SEED=n replays a run; a failing run's history is
 # written under CHAOS_DIR, the results table to CHAOS_DIR/table.md.
 SEED ?= 0
