@@ -29,7 +29,7 @@ func (c *stickyCache) local(ctx context.Context, drv driver.Driver, try bool) (*
 		c.mu.Unlock()
 		return l, true, nil
 	case s.state == slotIdle && !s.recheckable():
-		c.end(s, false) // its epoch ended, or a conflicting contender came: it goes
+		c.end(s, s.session.Err() == nil) // a conflicting contender came (wasted), or its epoch ended: it goes
 		c.mu.Unlock()
 		c.lock.fw.DeleteInBackground(s.path)
 		return nil, false, nil

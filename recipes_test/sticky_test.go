@@ -177,3 +177,39 @@ func TestStickyRefusedAfterTheSessionExpired(t *testing.T) {
 	}
 	zktest.CheckNoWatches(t, shared, fa)
 }
+
+// Issue 28: a lease granted locally from the idle node behaves as any lease: when another
+// client deletes its node, Done closes and Err wraps ErrLockLost and ErrNodeDeleted (told by
+// the slot's directory watch, since a local grant sets no watch of its own), and Release
+// returns nil; the next Acquire queues a new node.
+func TestStickyLocalLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
+	fa, fb := zktest.Connect(t, shared), zktest.Connect(t, shared)
+	p := lockPath(t)
+	a := stickyMutex(t, fa, p, time.Minute)
+	node, _ := idleOnce(t, a)
+	l := mustAcquire(t, a, 10*time.Second)
+	if l.Path() != node {
+		t.Fatalf("got %s, want the local re-grant of %s", l.Path(), node)
+	}
+	if err := fb.Delete(ctxFor(t, 10*time.Second), node); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-l.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the local lease was not told that its node was deleted")
+	}
+	if err := l.Err(); !errors.Is(err, recipes.ErrLockLost) || !errors.Is(err, recipes.ErrNodeDeleted) {
+		t.Fatalf("Err = %v, want ErrLockLost and ErrNodeDeleted", err)
+	}
+	mustRelease(t, l)
+	l2 := mustAcquire(t, a, 10*time.Second)
+	if l2.Path() == node {
+		t.Fatalf("re-granted the deleted node %s", node)
+	}
+	mustRelease(t, l2)
+	if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	zktest.CheckNoWatches(t, shared, fa, fb)
+}
