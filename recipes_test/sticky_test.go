@@ -1,7 +1,9 @@
 package recipes_test
 
 import (
+	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -212,4 +214,38 @@ func TestStickyLocalLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	zktest.CheckNoWatches(t, shared, fa, fb)
+}
+
+// Issue 28: sticky mutexes of two sessions alternating on one lock (the worst case for caching)
+// never admit two holders and never hang, and a TryAcquire while a local lease holds the cached
+// node is ErrSelfLocked, with no request.
+func TestStickyAlternatingSessionsExclude(t *testing.T) {
+	fa, fb := zktest.Connect(t, shared), zktest.Connect(t, shared)
+	p := lockPath(t)
+	var g zktest.Gauge
+	var wg sync.WaitGroup
+	for _, fw := range []*framework.Framework{fa, fb} {
+		m := stickyMutex(t, fw, p, time.Minute)
+		contend(t, &wg, 40, &g, 0, func() (func() error, error) {
+			l, err := m.Acquire(ctxFor(t, 30*time.Second))
+			if err != nil {
+				return nil, err
+			}
+			return func() error { return l.Release(ctxFor(t, 10*time.Second)) }, nil
+		})
+		t.Cleanup(func() { m.Close(context.Background()) })
+	}
+	wg.Wait()
+	if g.Max() != 1 {
+		t.Fatalf("%d holders at once, want 1", g.Max())
+	}
+	m := stickyMutex(t, fa, lockPath(t), time.Minute)
+	l := mustAcquire(t, m, 10*time.Second)
+	if _, err := m.TryAcquire(ctxFor(t, 10*time.Second)); !errors.Is(err, recipes.ErrSelfLocked) {
+		t.Fatalf("TryAcquire while a local lease holds: %v, want ErrSelfLocked", err)
+	}
+	mustRelease(t, l)
+	if err := m.Close(ctxFor(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
 }
