@@ -51,6 +51,9 @@ func TestStickyRegrantMakesNoRequests(t *testing.T) {
 	if kids := zktest.Children(t, fw, p); len(kids) != 1 {
 		t.Fatalf("after a sticky release the directory holds %v, want our idle node", kids)
 	}
+	if n := fw.Watches(); n != 1 {
+		t.Fatalf("the idle node holds %d watches, want 1 (the directory's)", n)
+	}
 	proxy.ResetCounts()
 	for range 50 {
 		l := mustAcquire(t, m, 10*time.Second)
@@ -180,40 +183,44 @@ func TestStickyRefusedAfterTheSessionExpired(t *testing.T) {
 	zktest.CheckNoWatches(t, shared, fa)
 }
 
-// Issue 28: a lease granted locally from the idle node behaves as any lease: when another
-// client deletes its node, Done closes and Err wraps ErrLockLost and ErrNodeDeleted (told by
-// the slot's directory watch, since a local grant sets no watch of its own), and Release
-// returns nil; the next Acquire queues a new node.
-func TestStickyLocalLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
-	fa, fb := zktest.Connect(t, shared), zktest.Connect(t, shared)
-	p := lockPath(t)
-	a := stickyMutex(t, fa, p, time.Minute)
-	node, _ := idleOnce(t, a)
-	l := mustAcquire(t, a, 10*time.Second)
-	if l.Path() != node {
-		t.Fatalf("got %s, want the local re-grant of %s", l.Path(), node)
+// Issue 28: a sticky lease behaves as any lease when another client deletes its node: Done
+// closes and Err wraps ErrLockLost and ErrNodeDeleted, and Release returns nil; the next Acquire
+// queues a new node. Neither the first lease of a sticky lock nor a local re-grant sets a watch
+// on its own node: the slot's directory watch tells them, and the lock holds one watch.
+func TestStickyLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
+	for _, regrant := range []bool{false, true} {
+		t.Run(map[bool]string{false: "first lease", true: "local re-grant"}[regrant], func(t *testing.T) {
+			fa, fb := zktest.Connect(t, shared), zktest.Connect(t, shared)
+			p := lockPath(t)
+			a := stickyMutex(t, fa, p, time.Minute)
+			if regrant {
+				idleOnce(t, a)
+			}
+			l := mustAcquire(t, a, 10*time.Second)
+			zktest.Eventually(t, 10*time.Second, "one watch", func() bool { return fa.Watches() == 1 })
+			if err := fb.Delete(ctxFor(t, 10*time.Second), l.Path()); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-l.Done():
+			case <-time.After(20 * time.Second):
+				t.Fatal("the lease was not told that its node was deleted")
+			}
+			if err := l.Err(); !errors.Is(err, recipes.ErrLockLost) || !errors.Is(err, recipes.ErrNodeDeleted) {
+				t.Fatalf("Err = %v, want ErrLockLost and ErrNodeDeleted", err)
+			}
+			mustRelease(t, l)
+			l2 := mustAcquire(t, a, 10*time.Second)
+			if l2.Path() == l.Path() {
+				t.Fatalf("re-granted the deleted node %s", l.Path())
+			}
+			mustRelease(t, l2)
+			if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			zktest.CheckNoWatches(t, shared, fa, fb)
+		})
 	}
-	if err := fb.Delete(ctxFor(t, 10*time.Second), node); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-l.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatal("the local lease was not told that its node was deleted")
-	}
-	if err := l.Err(); !errors.Is(err, recipes.ErrLockLost) || !errors.Is(err, recipes.ErrNodeDeleted) {
-		t.Fatalf("Err = %v, want ErrLockLost and ErrNodeDeleted", err)
-	}
-	mustRelease(t, l)
-	l2 := mustAcquire(t, a, 10*time.Second)
-	if l2.Path() == node {
-		t.Fatalf("re-granted the deleted node %s", node)
-	}
-	mustRelease(t, l2)
-	if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	zktest.CheckNoWatches(t, shared, fa, fb)
 }
 
 // Issue 28: sticky mutexes of two sessions alternating on one lock (the worst case for caching)
