@@ -24,6 +24,8 @@ type countResult struct {
 	// they could not be read (ServerErr says why).
 	Server    *serverCounters `json:",omitempty"`
 	ServerErr string          `json:",omitempty"`
+	// Writes is how many of the acquisitions were the writer's (s5), for figures per write.
+	Writes int64 `json:",omitempty"`
 	// First and End are the counts at an uncontended scenario's marks (count_first.go).
 	First *markCounts `json:",omitempty"`
 	End   *markCounts `json:",omitempty"`
@@ -180,7 +182,7 @@ func countWhole(ctx context.Context, p harness.Peer, proxy *zktest.Proxy, addr s
 	case sc.Kind == harness.Herd:
 		c.Per, c.PerWhat = res[0].TotalCycles-1, "release"
 	default:
-		c.Per = res[0].TotalCycles
+		c.Per, c.Writes = res[0].TotalCycles, int64(res[0].Extra["writes_all"])
 	}
 	return c
 }

@@ -86,6 +86,7 @@ func writeSticky(m *md, d *runData) {
 		}
 	}
 	writeStickyFirst(m, d)
+	writeStickyPerWrite(m, d)
 	m.f(`
 s1 and s5-w: %s warm-up cycles, then a timed window. s2: each session has its own 8 of the 64
 locks (one mutex object per lock per session) and takes 90 %% of its acquisitions there, 10 %% on the
@@ -158,6 +159,24 @@ func writeStickyFirst(m *md, d *runData) {
 		}
 		m.row(stickyPeerCell(p), c.firstByOpcode(), thousands(a.Per), fmt.Sprintf("%.4f", cReq(a)), by,
 			fmt.Sprintf("%.4f", cNotif(a)), serverCell(a, sTxns))
+	}
+}
+
+// writeStickyPerWrite: s5's counts per write (counting pass). With sticky readers nearly every
+// request of s5 is caused by a write, which figures per acquisition hide among the reads.
+func writeStickyPerWrite(m *md, d *runData) {
+	m.f("\ns5 in the counting pass, per write: every request of the scenario (readers' included, session set-up too) " +
+		"divided by the writer's acquisitions.\n")
+	m.table("peer", "writes / reads", "requests per write", "write requests per write (proxy)",
+		"write transactions per write (server)", "notifications per write")
+	for _, p := range d.stickyPeers() {
+		c, ok := d.counts[key{p, idS5}]
+		if !ok || c.Err != "" || c.Writes <= 0 {
+			continue
+		}
+		w := countResult{Requests: c.Requests, Notifications: c.Notifications, Server: c.Server, Per: c.Writes}
+		m.row(stickyPeerCell(p), fmt.Sprintf("%s / %s", thousands(c.Writes), thousands(c.Per-c.Writes)),
+			fmt.Sprintf("%.1f", cReq(w)), fmt.Sprintf("%.1f", cWrites(w)), serverCell(w, sTxns), fmt.Sprintf("%.1f", cNotif(w)))
 	}
 }
 

@@ -68,6 +68,8 @@ func stickyRun() *runData {
 	set(zkrecipesStickyName, idS5, 30000, 2.5)
 	d.counts[key{zkrecipesStickyName, idS1}] = countResult{Requests: map[int32]int64{zktest.OpCreate: 1, zktest.OpDelete: 1}, Per: 100,
 		First: &markCounts{Requests: map[int32]int64{zktest.OpCreate: 1}}, End: &markCounts{Requests: map[int32]int64{zktest.OpCreate: 1, zktest.OpDelete: 1}}}
+	d.counts[key{zkrecipesStickyName, idS5}] = countResult{Requests: map[int32]int64{zktest.OpCreate: 20, zktest.OpGetChildren2: 10},
+		Notifications: 10, Per: 1000, Writes: 10}
 	return d
 }
 
@@ -103,7 +105,8 @@ func TestStickyTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"## Sticky-lease targets", "## s. Sticky leases", "| s1 re-acquire (1 session, 1 lock) | **zkrecipes sticky** |",
-		"| s5 read-mostly (8 readers, a write every 100 ms) | go-zookeeper zk.Lock | no read/write lock |"} {
+		"| s5 read-mostly (8 readers, a write every 100 ms) | go-zookeeper zk.Lock | no read/write lock |",
+		"| **zkrecipes sticky** | 10 / 990 | 3.0 | 2.0 | – | 1.0 |"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("report lacks %q", s)
 		}

@@ -146,6 +146,7 @@ final class CuratorSticky {
                 r.put("p50_ms", CuratorBench.pct(lat, 0.5)); r.put("p99_ms", CuratorBench.pct(lat, 0.99));
                 Map<String, Object> extra = new HashMap<>();
                 extra.put("writes", lat.size());
+                extra.put("writes_all", writes.get());
                 r.put("extra", extra);
             }
             r.put("sessions", n); r.put("violations", g.violations.get()); r.put("total_cycles", w.total() + writes.get());
