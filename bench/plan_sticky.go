@@ -19,8 +19,13 @@ const (
 // stickyIDs are the ids of the sticky scenarios, in table order.
 var stickyIDs = []string{idS1, idS2, idS3, idS4, idS5, idS5W}
 
-// handoverIdle is how long the lock lies idle at one session before the other acquires it (s3).
-const handoverIdle = 10 * time.Millisecond
+// handoverIdle is how long the lock lies idle at one session before the other acquires it, and
+// handoverBurst how many times a session takes it in its turn (s3): the node idle at a session
+// is one it re-used, so a sticky lock keeps caching it.
+const (
+	handoverIdle  = 10 * time.Millisecond
+	handoverBurst = 3
+)
 
 // stickySpecs are the s scenarios with the plan's warm-up and window. Every lock peer that has
 // the recipe runs them, zkrecipes both non-sticky and sticky (the "zkrecipes sticky" peer).
@@ -32,7 +37,7 @@ func stickySpecs(t timing) []spec {
 	s2 := win(idS2, harness.Affinity, 8)
 	s2.Paths, s2.OwnPercent = 64, 90
 	s3, s4 := win(idS3, harness.Alternate, 2), win(idS4, harness.Alternate, 2)
-	s3.Hold = handoverIdle
+	s3.Hold, s3.Burst = handoverIdle, handoverBurst
 	s5 := win(idS5, harness.ReadMostly, 8)
 	s5.Interval = 100 * time.Millisecond
 	s5w := s1

@@ -91,12 +91,15 @@ func writeSticky(m *md, d *runData) {
 s1 and s5-w: %s warm-up cycles, then a timed window. s2: each session has its own 8 of the 64
 locks (one mutex object per lock per session) and takes 90 %% of its acquisitions there, 10 %% on the
 other 56, chosen at random; empty critical section. s3: two sessions take turns on one lock, one
-goroutine driving both, and the lock lies idle %v at the session that released it before the other
-acquires it; s4: the same back to back. Every acquisition in s3 and s4 thus finds the lock last
-released by the other session (with a sticky lock: its idle node), and no two overlap by
-construction. s5: 8 sessions loop on the read side of one read/write lock, a 9th takes the write
-side after each 100 ms pause. zk.Lock has no read/write lock (no s5, s5-w); kazoo does not run s.
-`, thousands(int64(d.stickyWarmCycles())), handoverIdle)
+goroutine driving both; in its turn a session takes the lock %d times, and the lock lies idle %v at
+the session that released it before the other takes its turn; p50 is the first acquire of each
+turn, a handover of a node the other session re-used (with a sticky lock: idle there). s4: the same
+with one acquisition per turn and no idle time, so every acquisition finds the other session's
+node (with a sticky lock: one never re-used, which its adaptive off-switch stops caching). No
+two acquisitions of s3 or s4 overlap by construction. s5: 8 sessions loop on the read side of one
+read/write lock, a 9th takes the write side after each 100 ms pause. zk.Lock has no read/write
+lock (no s5, s5-w); kazoo does not run s.
+`, thousands(int64(d.stickyWarmCycles())), handoverBurst, handoverIdle)
 }
 
 // stickyRatios are the ratios of the sticky configuration's headline figures to every other

@@ -15,24 +15,26 @@ func TestCuratorStickyScenarios(t *testing.T) {
 		t.Skip(err)
 	}
 	q := func(kind, root string, n int) harness.Scenario {
-		return harness.Scenario{Kind: kind, Root: root, Sessions: n, Warmup: 50 * time.Millisecond,
-			Duration: 300 * time.Millisecond, WarmCycles: 5}
+		// A warm-up and a window long enough for a cold JVM on a loaded machine (its first
+		// acquisitions load Curator's classes: a second and more).
+		return harness.Scenario{Kind: kind, Root: root, Sessions: n, Warmup: time.Second,
+			Duration: time.Second, WarmCycles: 20}
 	}
 	aff := q(harness.Affinity, "/benchtest/sticky-s2", 4)
 	aff.Paths, aff.OwnPercent = 16, 90
 	hand := q(harness.Alternate, "/benchtest/sticky-s3", 2)
-	hand.Hold = 5 * time.Millisecond
+	hand.Hold, hand.Burst = 5*time.Millisecond, 3
 	rm := q(harness.ReadMostly, "/benchtest/sticky-s5", 3)
-	rm.Interval, rm.Duration = 50*time.Millisecond, 500*time.Millisecond
+	rm.Interval = 50 * time.Millisecond
 	tests := []struct {
 		name string
 		sc   harness.Scenario
-		p50  bool
+		p50  bool // a p50 of the window's first acquires (s3) or cycles (s5-w)
 	}{
+		{"s5-w uncontended write", q(harness.UncontendedWrite, "/benchtest/sticky-s5w", 1), true},
 		{"s2 affinity", aff, false},
 		{"s3 handover", hand, true},
-		{"s5 read-mostly", rm, true},
-		{"s5-w uncontended write", q(harness.UncontendedWrite, "/benchtest/sticky-s5w", 1), true},
+		{"s5 read-mostly", rm, false},
 	}
 	scs := make([]harness.Scenario, len(tests))
 	for i, tt := range tests {
@@ -51,6 +53,9 @@ func TestCuratorStickyScenarios(t *testing.T) {
 		r := res[i]
 		if r.Error != "" || r.Unsupported || r.Cycles <= 0 || r.TotalCycles < r.Cycles || r.Violations != 0 || (tt.p50 && r.P50Ms <= 0) {
 			t.Errorf("%s: bad result %+v", tt.name, r)
+		}
+		if tt.sc.Kind == harness.ReadMostly && r.Extra["writes_all"] < 1 { // whether one fell in the window depends on the load
+			t.Errorf("%s: the writer never acquired: %+v", tt.name, r)
 		}
 	}
 }

@@ -70,6 +70,7 @@ type Scenario struct {
 	// Sticky scenarios (s). Hold is also alternate's idle time before each acquire.
 	OwnPercent int           // affinity: percent of acquisitions on the session's own paths (default 90)
 	Interval   time.Duration // read-mostly: the writer's pause between its acquisitions (default 100 ms)
+	Burst      int           // alternate: acquisitions per turn, the first timed (default 1)
 
 	// Mark, if set, is called at a scenario's phase marks and returns once the driver has
 	// measured the server there (depth: "filled", "start", "end"). Process peers print the mark
@@ -101,7 +102,7 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("%w: multi-lock of %d paths, mode %q", ErrBadScenario, s.Paths, s.Mode)
 	case s.Kind == Affinity && (s.Paths < s.Sessions || s.Sessions < 2 || s.OwnPercent < 0 || s.OwnPercent > 100):
 		return fmt.Errorf("%w: affinity of %d sessions over %d paths, %d%% own", ErrBadScenario, s.Sessions, s.Paths, s.OwnPercent)
-	case s.Hold < 0 || s.Interval < 0:
+	case s.Hold < 0 || s.Interval < 0 || s.Burst < 0:
 		return fmt.Errorf("%w: negative hold or interval", ErrBadScenario)
 	case s.Kind == MultiContended && (s.SetMin < 0 || s.SetMax < s.SetMin || s.SetMax > s.Paths || s.Hold < 0 || s.Deadline < 0):
 		return fmt.Errorf("%w: sets of %d..%d of %d paths", ErrBadScenario, s.SetMin, s.SetMax, s.Paths)
@@ -149,6 +150,9 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Interval == 0 {
 		s.Interval = 100 * time.Millisecond
 	}
+	if s.Burst == 0 {
+		s.Burst = 1
+	}
 	return s
 }
 
@@ -167,7 +171,7 @@ func (s Scenario) Args() []string {
 		fmt.Sprintf("--paths=%d", s.Paths), fmt.Sprintf("--set-min=%d", s.SetMin), fmt.Sprintf("--set-max=%d", s.SetMax),
 		fmt.Sprintf("--hold-us=%d", s.Hold.Microseconds()), fmt.Sprintf("--deadline-ms=%d", s.Deadline.Milliseconds()),
 		"--mode=" + s.Mode, fmt.Sprintf("--own-pct=%d", s.OwnPercent),
-		fmt.Sprintf("--interval-ms=%d", s.Interval.Milliseconds()),
+		fmt.Sprintf("--interval-ms=%d", s.Interval.Milliseconds()), fmt.Sprintf("--burst=%d", s.Burst),
 	}
 }
 
