@@ -52,12 +52,7 @@ func (s *slot) recheck() {
 		}
 		c.mu.Unlock()
 	case v == listConflict && s.state == slotHeld:
-		s.conflict = true
-		for _, q := range s.waiters {
-			q <- nil
-		}
-		s.waiters = nil
-		c.mu.Unlock()
+		s.conflicted()
 	default:
 		s.drop(v)
 	}
@@ -75,7 +70,10 @@ func (s *slot) drop(v listVerdict) {
 		if holder != nil {
 			holder.deleted()
 		}
-	case held: // its release deletes it
+	case held: // its release deletes it; until then its own node's watch tells it of a delete
+		if holder != nil {
+			holder.watchOwn(nil)
+		}
 	default:
 		c.lock.fw.DeleteInBackground(s.path)
 	}
@@ -100,4 +98,52 @@ func (s *slot) epochEnded() {
 		return
 	}
 	c.lock.fw.DeleteInBackground(s.path)
+}
+
+// armDir sets the directory watch for the slot's first lease, on its own goroutine, and closes
+// done. The listing that comes with it may already show a conflicting contender (the lease's
+// release then deletes the node) or our node gone (the lease is lost). If it fails, the lease
+// falls back to the usual watch on its own node, and its release lists again.
+func (s *slot) armDir(done chan struct{}) {
+	defer close(done)
+	c := s.c
+	kids, _, w, err := c.lock.fw.ChildrenW(s.ctx, c.lock.path)
+	c.mu.Lock()
+	if s.state == slotGone || s.state != slotHeld {
+		c.mu.Unlock()
+		return
+	}
+	switch v := s.verdict(kids, err); v {
+	case listClear:
+		s.watchDir(w)
+		c.mu.Unlock()
+	case listConflict:
+		s.conflicted()
+	case listMissing:
+		s.drop(v)
+	default:
+		holder := s.holder
+		c.mu.Unlock()
+		if holder != nil {
+			holder.watchOwn(nil)
+		}
+	}
+}
+
+// conflicted records a conflicting contender seen while a local lease holds the node, and
+// unlocks c.mu: the release deletes the node, local waiters take the normal way (behind the
+// contender), and, the directory no longer being watched, the holder watches its own node
+// for a delete as a plain lease does.
+func (s *slot) conflicted() {
+	c := s.c
+	s.conflict = true
+	for _, q := range s.waiters {
+		q <- nil
+	}
+	s.waiters = nil
+	holder := s.holder
+	c.mu.Unlock()
+	if holder != nil {
+		holder.watchOwn(nil)
+	}
 }
