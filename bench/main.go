@@ -3,8 +3,8 @@
 // one ZooKeeper (started here with forceSync=yes through zktest, or ZK_SERVERS). The sticky-lease
 // scenarios of issue 28 (s1-s5) run zkrecipes sticky and non-sticky beside zk.Lock and Curator.
 //
-//	go run ./bench -out docs/benchmarks.md -history bench/results   # make bench: 3 repetitions, ~25 min on 2 cores (s: ~4)
-//	go run ./bench -quick                    # make bench-quick: 1 short repetition, 2-3 min (s: ~1.5)
+//	go run ./bench -out docs/benchmarks.md -history bench/results   # make bench: 3 repetitions, ~30 min on 2 cores (s: ~6.5 of them, loaded)
+//	go run ./bench -quick                    # make bench-quick: 1 short repetition, 3-4 min (s: ~2 of them, loaded)
 //
 // It prints the markdown report to stdout and, with -out, writes it to that file. Curator and
 // kazoo run when their Debian packages are installed; when they are missing and the driver runs
