@@ -39,7 +39,10 @@ func stickySpecs(t timing) []spec {
 	s3, s4 := win(idS3, harness.Alternate, 2), win(idS4, harness.Alternate, 2)
 	s3.Hold, s3.Burst = handoverIdle, handoverBurst
 	s5 := win(idS5, harness.ReadMostly, 8)
-	s5.Interval = 100 * time.Millisecond
+	// A write every 100 ms gives few samples, and a sticky writer among spinning readers can
+	// take hundreds of ms on a loaded machine (docs/performance.md): a longer window, so that
+	// even the quick plan's has writes in it.
+	s5.Interval, s5.Duration = 100*time.Millisecond, max(2*t.window, 2*time.Second)
 	s5w := s1
 	s5w.ID, s5w.Kind = idS5W, harness.UncontendedWrite
 	return []spec{s1, s2, s3, s4, s5, s5w}
