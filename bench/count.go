@@ -24,6 +24,11 @@ type countResult struct {
 	// they could not be read (ServerErr says why).
 	Server    *serverCounters `json:",omitempty"`
 	ServerErr string          `json:",omitempty"`
+	// Writes is how many of the acquisitions were the writer's (s5), for figures per write.
+	Writes int64 `json:",omitempty"`
+	// First and End are the counts at an uncontended scenario's marks (count_first.go).
+	First *markCounts `json:",omitempty"`
+	End   *markCounts `json:",omitempty"`
 }
 
 // perOp is the count per acquisition (or release).
@@ -126,12 +131,17 @@ func countPass(ctx context.Context, d *runData, ps []peerEntry, target, base str
 
 func isExtra(id string) bool { return id == idRW || id == idSem || id == idMulti }
 
-// skipCount: the f and m scenarios are counted for the peers that run them (zkrecipes and
+// skipCount: the s scenarios are counted for the peers that run them (the sticky peer counts
+// nothing else); the f and m scenarios are counted for the peers that run them (zkrecipes and
 // Curator), and Curator's multi-lock only in the sequential mode (its program answers
 // "unsupported" to the others: no JVM is started for that).
 func skipCount(e peerEntry, s spec) bool {
 	multi := s.Kind == harness.MultiUncontended || s.Kind == harness.MultiContended
 	switch {
+	case isSticky(s.ID):
+		return e.sticky == stickyNone || stickyUnsupported(e.peer.Name(), s.ID)
+	case e.sticky == stickyOnly:
+		return true
 	case !e.extra && (isExtra(s.ID) || multi):
 		return true
 	case multi && e.peer.Name() == curatorName:
@@ -146,8 +156,10 @@ func skipCount(e peerEntry, s spec) bool {
 func countWhole(ctx context.Context, p harness.Peer, proxy *zktest.Proxy, addr string, sc harness.Scenario) countResult {
 	before, serr := settledServerCounters(ctx, addr)
 	proxy.ResetCounts()
+	var c countResult
+	markAt(&sc, proxy, addr, before, serr, &c)
 	res, err := p.Run(ctx, proxy.Addr(), sc)
-	c := countResult{Requests: proxy.Requests(), Notifications: proxy.Notifications(), PerWhat: "acquisition"}
+	c.Requests, c.Notifications, c.PerWhat = proxy.Requests(), proxy.Notifications(), "acquisition"
 	if serr == nil {
 		var after serverCounters
 		if after, serr = settledServerCounters(ctx, addr); serr == nil {
@@ -170,7 +182,7 @@ func countWhole(ctx context.Context, p harness.Peer, proxy *zktest.Proxy, addr s
 	case sc.Kind == harness.Herd:
 		c.Per, c.PerWhat = res[0].TotalCycles-1, "release"
 	default:
-		c.Per = res[0].TotalCycles
+		c.Per, c.Writes = res[0].TotalCycles, int64(res[0].Extra["writes_all"])
 	}
 	return c
 }

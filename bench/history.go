@@ -100,7 +100,7 @@ func (d *runData) ratios() []ratioEntry {
 	for _, id := range []string{idCont8, idCont64} {
 		add(id+" acq/s × handoff floor", d.get(zkrecipesName, id, fRate), handoffFloor(d), "higher")
 	}
-	return out
+	return append(out, d.stickyRatios()...)
 }
 
 // record builds the history entry of a finished run.

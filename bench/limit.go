@@ -50,7 +50,7 @@ func limitPass(ctx context.Context, d *runData, ps []peerEntry, servers, base st
 	defer conn.Close()
 	d.limits = map[string][]limitStep{}
 	for _, e := range ps {
-		if e.raw || e.variant {
+		if !e.lockPasses() {
 			continue
 		}
 		t0 := time.Now()

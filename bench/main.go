@@ -1,9 +1,10 @@
 // Command bench is the benchmark driver of issue 5: zkrecipes' locks against the raw ZooKeeper
 // floor, go-zookeeper's zk.Lock, Curator's InterProcessMutex and kazoo's Lock, in one run against
-// one ZooKeeper (started here with forceSync=yes through zktest, or ZK_SERVERS).
+// one ZooKeeper (started here with forceSync=yes through zktest, or ZK_SERVERS). The sticky-lease
+// scenarios of issue 28 (s1-s5) run zkrecipes sticky and non-sticky beside zk.Lock and Curator.
 //
-//	go run ./bench -out docs/benchmarks.md -history bench/results   # make bench: 3 repetitions, ~12 min on 2 cores
-//	go run ./bench -quick                    # make bench-quick: 1 short repetition, < 1 min
+//	go run ./bench -out docs/benchmarks.md -history bench/results   # make bench: 3 repetitions, ~30 min on 2 cores (s: ~6.5 of them, loaded)
+//	go run ./bench -quick                    # make bench-quick: 1 short repetition, 3-4 min (s: ~2 of them, loaded)
 //
 // It prints the markdown report to stdout and, with -out, writes it to that file. Curator and
 // kazoo run when their Debian packages are installed; when they are missing and the driver runs
@@ -47,10 +48,10 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "write the markdown report to this file too")
 	flag.BoolVar(&o.quick, "quick", false, "short windows, 1 repetition, queues of 1, 64 and 500 for e (a minute or two)")
 	flag.IntVar(&o.reps, "reps", 0, "repetitions of the whole set (default 3, 1 with -quick)")
-	flag.StringVar(&o.peers, "peers", "", "comma-separated peers to run (raw-floor, zkrecipes, go-zookeeper-zklock, curator, kazoo)")
+	flag.StringVar(&o.peers, "peers", "", "comma-separated peers to run (raw-floor, zkrecipes, zkrecipes-sticky, go-zookeeper-zklock, curator, kazoo)")
 	flag.BoolVar(&o.noInstall, "no-install", false, "never apt-get install missing peers")
 	flag.BoolVar(&o.noCount, "no-count", false, "skip the request-counting pass")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1,e64,e1000,e10000,e-limit,f-rw,f-sem,f-multi, m1-tx,m1-seq,...,m8-seq,mc-tx,mc-seq,mc-naive, raw-...); for diagnosis")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1,e64,e1000,e10000,e-limit,f-rw,f-sem,f-multi, m1-tx,m1-seq,...,m8-seq,mc-tx,mc-seq,mc-naive, s1,s2,s3,s4,s5,s5-w, raw-...); for diagnosis")
 	flag.StringVar(&o.history, "history", "", "keep one JSON record per run in this directory and warn of ratios >10% worse than the last run")
 	flag.StringVar(&heapProfile, "memprofile", "", "write a heap profile of each in-process depth scenario, once its queue is full, to this prefix")
 	flag.StringVar(&o.cpuprof, "cpuprofile", "", "write a CPU profile of the timed passes (Go peers run in this process) to this file")
@@ -101,7 +102,7 @@ func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) erro
 	if o.only != "" {
 		ids := strings.Split(o.only, ",")
 		p.Raw, p.Lock, p.Extra, p.Count = keep(p.Raw, ids...), keep(p.Lock, ids...), keep(p.Extra, ids...), keep(p.Count, ids...)
-		p.Multi = keep(p.Multi, ids...)
+		p.Multi, p.Sticky = keep(p.Multi, ids...), keep(p.Sticky, ids...)
 		if !slices.Contains(ids, idLimit) {
 			p.LimitSteps = nil
 		}

@@ -24,7 +24,7 @@ func tinyPlan() plan {
 		multiWarmCycles: 5, multiWin: 300 * time.Millisecond, naiveWin: 300 * time.Millisecond})
 	p.Lock = without(p.Lock, idCont64)
 	p.Multi = keep(p.Multi, multiUncID(1, "tx"), multiUncID(4, "tx"), multiUncID(4, "seq"), idMultiContTx, idMultiContSeq)
-	p.Count = keep(p.Count, idUnc, idCont8, idHerd, multiUncID(4, "tx"))
+	p.Count = keep(p.Count, idUnc, idCont8, idHerd, multiUncID(4, "tx"), idS1, idS2)
 	for i := range p.Count {
 		p.Count[i].Duration = 200 * time.Millisecond
 		p.Count[i].Releases = 2
@@ -39,7 +39,7 @@ func TestQuickRunGoPeers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out := filepath.Join(t.TempDir(), "benchmarks.md")
-	o := options{out: out, quick: true, peers: "raw-floor,zkrecipes,go-zookeeper-zklock",
+	o := options{out: out, quick: true, peers: "raw-floor,zkrecipes,zkrecipes-sticky,go-zookeeper-zklock",
 		command: "go run ./bench -quick (test)"}
 	var stdout, log bytes.Buffer
 	if err := runPlan(ctx, o, tinyPlan(), &stdout, &log); err != nil {
@@ -57,7 +57,8 @@ func TestQuickRunGoPeers(t *testing.T) {
 		"`go run ./bench -quick (test)`", "## Set-up", "Server configuration", "forceSync=yes", "tickTime=2000",
 		"## Targets", "## Raw floor", "## a. Uncontended", "## b. Contended", "## c. Many locks", "## d. Herd",
 		"## e. Depth", "## f. Other recipes", "## m. Multi-locks", "## Requests by opcode", "github.com/go-zookeeper/zk v1.0.4",
-		"| **zkrecipes** |", "| go-zookeeper zk.Lock |",
+		"| **zkrecipes** |", "| go-zookeeper zk.Lock |", "## s. Sticky leases", "| s2 affinity (8 sessions, 64 locks, 90 % own) | **zkrecipes sticky** |",
+		"| **zkrecipes sticky** | create",
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("report lacks %q", want)

@@ -30,6 +30,8 @@ type zkrSession struct {
 	fw  *framework.Framework
 	mu  sync.Mutex
 	rws map[string]*recipes.InterProcessReadWriteLock // one rw lock per path, shared by its read and write sides
+	// lockOpts are given to every mutex and read/write lock (the sticky peer: WithSticky).
+	lockOpts []recipes.LockOption
 }
 
 func connectZkrecipes(ctx context.Context, servers string, opts ...framework.Option) (harness.Session, error) {
@@ -47,7 +49,7 @@ func connectZkrecipes(ctx context.Context, servers string, opts ...framework.Opt
 func (s *zkrSession) Close() error { return s.fw.Close() }
 
 func (s *zkrSession) Mutex(path string) (harness.Locker, error) {
-	m, err := recipes.NewMutex(s.fw, path)
+	m, err := recipes.NewMutex(s.fw, path, s.lockOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +62,7 @@ func (s *zkrSession) rw(path string) (*recipes.InterProcessReadWriteLock, error)
 	if l, ok := s.rws[path]; ok {
 		return l, nil
 	}
-	l, err := recipes.NewReadWriteLock(s.fw, path)
+	l, err := recipes.NewReadWriteLock(s.fw, path, s.lockOpts...)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,9 @@ type plan struct {
 	Lock  []spec
 	Extra []spec // f: rw, semaphore, multi-lock
 	Multi []spec // m: multi-locks, uncontended over k paths and contended (zkrecipes and Curator)
-	Count []spec // counting pass (timings discarded)
+	// Sticky: s, sticky leases (issue 28): every lock peer but kazoo, and zkrecipes sticky.
+	Sticky []spec
+	Count  []spec // counting pass (timings discarded)
 	// LimitSteps are the queue lengths the queue-limit pass tries, rising (none: no pass).
 	LimitSteps []int
 }
@@ -74,7 +76,7 @@ func defaultPlan() plan {
 }
 
 // quickPlan is one short pass: N=64 contention is left out, the queue of e is 500 deep, and the
-// counting pass covers a, b, d, m4 and the contended multi-locks only, so that the whole run
+// counting pass covers a, b, d, m4, the contended multi-locks and s only, so that the whole run
 // stays near a minute.
 func quickPlan() plan {
 	p := buildPlan("quick", timing{warm: 200 * time.Millisecond, window: 500 * time.Millisecond,
@@ -82,8 +84,8 @@ func quickPlan() plan {
 		multiWarmCycles: 50, multiWin: 5 * time.Second, naiveWin: 5 * time.Second,
 		depths: []int{1, 64, 500}, depthBudget: depthBudget, limitSteps: []int{5000}})
 	p.Lock = without(p.Lock, idCont64)
-	p.Count = keep(p.Count, idUnc, idCont8, idHerd, multiUncID(4, harness.MultiTx), multiUncID(4, harness.MultiSeq),
-		idMultiContTx, idMultiContSeq)
+	p.Count = keep(p.Count, append([]string{idUnc, idCont8, idHerd, multiUncID(4, harness.MultiTx),
+		multiUncID(4, harness.MultiSeq), idMultiContTx, idMultiContSeq}, stickyIDs...)...)
 	return p
 }
 
@@ -165,7 +167,8 @@ func buildPlan(name string, t timing) plan {
 	sem.Leases = 4
 	p.Extra = []spec{rw, sem, loop(idMulti, harness.MultiLock, 8)}
 	p.Multi = multiSpecs(t)
-	p.Count = countSpecs(t)
+	p.Sticky = stickySpecs(t)
+	p.Count = append(countSpecs(t), stickyCountSpecs(t)...)
 	return p
 }
 

@@ -55,6 +55,7 @@ func writeReport(w io.Writer, d *runData) error {
 		"described in `%s` (beside this repository, not in it).\n", methodRef)
 	writeSetup(m, d)
 	writeTargets(m, d)
+	writeStickyTargets(m, d)
 	writeRaw(m, d)
 	writeUncontended(m, d)
 	writeContended(m, d)
@@ -64,6 +65,7 @@ func writeReport(w io.Writer, d *runData) error {
 	writeLimit(m, d)
 	writeExtra(m, d)
 	writeMulti(m, d)
+	writeSticky(m, d)
 	writeOpcodes(m, d)
 	writeMethod(m, d)
 	return m.err
@@ -131,11 +133,12 @@ func peerCell(p string) string {
 	return p
 }
 
-// lockPeers are the peers in table order, without the raw floor.
+// lockPeers are the peers of the a-m tables in table order: without the raw floor and the
+// sticky configuration (it runs the s scenarios only).
 func (d *runData) lockPeers() []string {
 	var out []string
 	for _, p := range d.peers {
-		if p != rawName {
+		if p != rawName && p != zkrecipesStickyName {
 			out = append(out, p)
 		}
 	}

@@ -58,7 +58,7 @@ func writeOpcodes(m *md, d *runData) {
 	m.f("\n%s\n", opcodesNote)
 	m.table("scenario", "peer", "per", "requests by opcode", "notifications", "write transactions (server)", "fsyncs (server)")
 	for _, s := range d.plan.Count {
-		for _, p := range d.lockPeers() {
+		for _, p := range d.countedPeers() {
 			c, ok := d.counts[key{p, s.ID}]
 			if !ok {
 				continue

@@ -30,7 +30,11 @@ type peerEntry struct {
 	// variant: zkrecipes configured otherwise, to measure what one feature costs; it runs only
 	// the timed lock scenarios (no counting, depth or queue-limit pass).
 	variant bool
+	sticky  stickyRole // which sticky scenarios (s) it runs
 }
+
+// lockPasses: the peer takes part in the counting, depth and queue-limit passes of a-m.
+func (e peerEntry) lockPasses() bool { return !e.raw && !e.variant && e.sticky != stickyOnly }
 
 // key names one figure: a peer under a scenario id.
 type key struct{ peer, id string }
@@ -56,9 +60,10 @@ type runData struct {
 func allPeers(selected map[string]bool) []peerEntry {
 	all := []peerEntry{
 		{peer: zkpeers.RawPeer(), raw: true},
-		{peer: zkrecipesPeer(), extra: true},
-		{peer: zkpeers.GoLockPeer()},
-		{peer: peers.CuratorPeer(), extra: true},
+		{peer: zkrecipesPeer(), extra: true, sticky: stickyAlso},
+		{peer: zkrecipesStickyPeer(), sticky: stickyOnly},
+		{peer: zkpeers.GoLockPeer(), sticky: stickyAlso},
+		{peer: peers.CuratorPeer(), extra: true, sticky: stickyAlso},
 		{peer: peers.KazooPeer()},
 	}
 	if len(selected) == 0 {
@@ -88,6 +93,7 @@ func scenariosFor(p plan, e peerEntry, base, addr string, rep int) ([]spec, []ha
 	} else if e.extra {
 		specs = append(append(append([]spec(nil), p.Lock...), p.Extra...), p.Multi...)
 	}
+	specs = withSticky(specs, p.Sticky, e)
 	if rep < 0 { // the depth pass
 		specs = onlyKind(specs, harness.Depth)
 	} else { // depth runs in its own pass after the repetitions (it can exhaust the server)
@@ -139,7 +145,7 @@ func withoutKind(specs []spec, kind string) []spec {
 // "ruok" ends the pass with a note.
 func depthPass(ctx context.Context, d *runData, ps []peerEntry, servers, addr, base string, log io.Writer) error {
 	for _, e := range ps {
-		if e.raw || e.variant {
+		if !e.lockPasses() {
 			continue
 		}
 		if out, err := zktest.FourLetter(ctx, addr, "ruok"); err != nil || !strings.Contains(out, "imok") {

@@ -160,7 +160,7 @@ func TestCountSpecsMulti(t *testing.T) {
 	for _, s := range quickPlan().Count {
 		quick = append(quick, s.ID)
 	}
-	if got := strings.Join(quick, ","); got != "a,b8,d,m4-tx,m4-seq,mc-tx,mc-seq" {
+	if got := strings.Join(quick, ","); got != "a,b8,d,m4-tx,m4-seq,mc-tx,mc-seq,s1,s2,s3,s4,s5,s5-w" {
 		t.Errorf("quick count pass: %s", got)
 	}
 }

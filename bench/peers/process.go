@@ -22,6 +22,9 @@ import (
 //go:embed curator/CuratorBench.java
 var curatorSource []byte
 
+//go:embed curator/CuratorSticky.java
+var curatorStickySource []byte
+
 //go:embed kazoo/kazoo_bench.py
 var kazooSource []byte
 
@@ -68,7 +71,8 @@ func curatorCommand(ctx context.Context, servers string) (*exec.Cmd, error) {
 		return nil, err
 	}
 	cp, _ := interop.CuratorClasspath()
-	dir, err := interop.CompileJava(ctx, "CuratorBench", curatorSource, cp)
+	dir, err := interop.CompileJavaFiles(ctx, "CuratorBench", curatorSource, cp,
+		interop.JavaFile{Class: "CuratorSticky", Text: curatorStickySource})
 	if err != nil {
 		return nil, err
 	}

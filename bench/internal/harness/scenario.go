@@ -22,6 +22,12 @@ const (
 	MultiUncontended = "multi-uncontended" // m. one session loops a multi-lock over Paths paths
 	MultiContended   = "multi-contended"   // m. Sessions sessions take random sets of SetMin..SetMax of Paths paths
 
+	// Sticky leases (issue 28); s1 is Uncontended.
+	Affinity         = "affinity"          // s2. Sessions sessions over Paths paths, OwnPercent on their own share
+	Alternate        = "alternate"         // s3, s4. two sessions take turns on one path, Hold idle before each acquire
+	ReadMostly       = "read-mostly"       // s5. Sessions readers, one more session writes every Interval
+	UncontendedWrite = "uncontended-write" // s5's reference: Uncontended on the write side of a read/write lock
+
 	RawPair        = "raw-pair"        // create(ES)+delete latency
 	RawCGCD        = "raw-cgcd"        // create(ES)+getChildren+delete latency
 	RawGetChildren = "raw-getchildren" // getChildren latency
@@ -61,6 +67,11 @@ type Scenario struct {
 	Deadline time.Duration // multi-contended: each acquire's deadline (default 5 s)
 	Mode     string        // multi kinds: MultiTx, MultiSeq or MultiNaive
 
+	// Sticky scenarios (s). Hold is also alternate's idle time before each acquire.
+	OwnPercent int           // affinity: percent of acquisitions on the session's own paths (default 90)
+	Interval   time.Duration // read-mostly: the writer's pause between its acquisitions (default 100 ms)
+	Burst      int           // alternate: acquisitions per turn, the first timed (default 1)
+
 	// Mark, if set, is called at a scenario's phase marks and returns once the driver has
 	// measured the server there (depth: "filled", "start", "end"). Process peers print the mark
 	// and wait for the driver's go-ahead on stdin.
@@ -89,6 +100,10 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("%w: read percent %d", ErrBadScenario, s.ReadPercent)
 	case (s.Kind == MultiUncontended || s.Kind == MultiContended) && (s.Paths < 1 || s.Mode == ""):
 		return fmt.Errorf("%w: multi-lock of %d paths, mode %q", ErrBadScenario, s.Paths, s.Mode)
+	case s.Kind == Affinity && (s.Paths < s.Sessions || s.Sessions < 2 || s.OwnPercent < 0 || s.OwnPercent > 100):
+		return fmt.Errorf("%w: affinity of %d sessions over %d paths, %d%% own", ErrBadScenario, s.Sessions, s.Paths, s.OwnPercent)
+	case s.Hold < 0 || s.Interval < 0 || s.Burst < 0:
+		return fmt.Errorf("%w: negative hold or interval", ErrBadScenario)
 	case s.Kind == MultiContended && (s.SetMin < 0 || s.SetMax < s.SetMin || s.SetMax > s.Paths || s.Hold < 0 || s.Deadline < 0):
 		return fmt.Errorf("%w: sets of %d..%d of %d paths", ErrBadScenario, s.SetMin, s.SetMax, s.Paths)
 	}
@@ -129,6 +144,15 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Deadline == 0 {
 		s.Deadline = 5 * time.Second
 	}
+	if s.OwnPercent == 0 {
+		s.OwnPercent = 90
+	}
+	if s.Interval == 0 {
+		s.Interval = 100 * time.Millisecond
+	}
+	if s.Burst == 0 {
+		s.Burst = 1
+	}
 	return s
 }
 
@@ -146,7 +170,8 @@ func (s Scenario) Args() []string {
 		fmt.Sprintf("--drain-budget-ms=%d", s.DrainBudget.Milliseconds()),
 		fmt.Sprintf("--paths=%d", s.Paths), fmt.Sprintf("--set-min=%d", s.SetMin), fmt.Sprintf("--set-max=%d", s.SetMax),
 		fmt.Sprintf("--hold-us=%d", s.Hold.Microseconds()), fmt.Sprintf("--deadline-ms=%d", s.Deadline.Milliseconds()),
-		"--mode=" + s.Mode,
+		"--mode=" + s.Mode, fmt.Sprintf("--own-pct=%d", s.OwnPercent),
+		fmt.Sprintf("--interval-ms=%d", s.Interval.Milliseconds()), fmt.Sprintf("--burst=%d", s.Burst),
 	}
 }
 

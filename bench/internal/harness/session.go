@@ -83,8 +83,14 @@ func RunScenario(ctx context.Context, connect Connector, servers string, sc Scen
 	}
 	sc = sc.withDefaults()
 	switch sc.Kind {
-	case Uncontended:
+	case Uncontended, UncontendedWrite:
 		return runUncontended(ctx, connect, servers, sc)
+	case Affinity:
+		return runAffinity(ctx, connect, servers, sc)
+	case Alternate:
+		return runAlternate(ctx, connect, servers, sc)
+	case ReadMostly:
+		return runReadMostly(ctx, connect, servers, sc)
 	case Contended, ManyLocks, RW, Semaphore, MultiLock:
 		return runLoops(ctx, connect, servers, sc)
 	case Herd:

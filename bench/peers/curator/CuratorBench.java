@@ -102,7 +102,10 @@ public final class CuratorBench {
 
     static Map<String, Object> run(Map<String, String> sc) throws Exception {
         switch (sc.get("kind")) {
-            case "uncontended": return uncontended(sc);
+            case "uncontended": case "uncontended-write": return uncontended(sc);
+            case "affinity": return CuratorSticky.affinity(sc);
+            case "alternate": return CuratorSticky.alternate(sc);
+            case "read-mostly": return CuratorSticky.readMostly(sc);
             case "contended": case "many": case "rw": case "semaphore": case "multilock": return loops(sc);
             case "herd": return herd(sc);
             case "depth": return depth(sc);
@@ -260,23 +263,34 @@ public final class CuratorBench {
         return s.get((int) (q * (s.size() - 1) + 0.5)) / 1e6;
     }
 
+    // uncontended: a (InterProcessMutex) or uncontended-write (the write lock of an
+    // InterProcessReadWriteLock); marks "first" after the first cycle and "end" after the window,
+    // where the driver's counting pass reads its counts (s1).
     static Map<String, Object> uncontended(Map<String, String> sc) throws Exception {
         List<CuratorFramework> cs = connectAll(1);
         try {
-            InterProcessMutex m = new InterProcessMutex(cs.get(0), sc.get("root") + "/lock");
-            for (int i = 0; i < num(sc, "warm-cycles"); i++) { m.acquire(); m.release(); }
-            List<Long> lat = new ArrayList<>();
+            InterProcessLock m = sc.get("kind").equals("uncontended-write")
+                    ? new InterProcessReadWriteLock(cs.get(0), sc.get("root") + "/rw").writeLock()
+                    : new InterProcessMutex(cs.get(0), sc.get("root") + "/lock");
+            int warm = Math.max(num(sc, "warm-cycles"), 1);
+            for (int i = 0; i < warm; i++) { m.acquire(); m.release(); if (i == 0) mark("first"); }
+            List<Long> lat = new ArrayList<>(), acq = new ArrayList<>();
             long dur = num(sc, "duration-ms") * 1_000_000L, cpu0 = cpuNs(), start = System.nanoTime();
             while (System.nanoTime() - start < dur) {
                 long t0 = System.nanoTime();
                 m.acquire();
+                acq.add(System.nanoTime() - t0);
                 m.release();
                 lat.add(System.nanoTime() - t0);
             }
             double secs = (System.nanoTime() - start) / 1e9;
+            mark("end");
             Map<String, Object> r = new HashMap<>();
+            Map<String, Object> extra = new HashMap<>();
+            extra.put("acquire_p50_ms", pct(acq, 0.5));
+            r.put("extra", extra);
             r.put("sessions", 1); r.put("cycles", lat.size()); r.put("seconds", secs);
-            r.put("total_cycles", lat.size() + num(sc, "warm-cycles"));
+            r.put("total_cycles", lat.size() + warm);
             r.put("cycles_per_sec", lat.size() / secs); r.put("p50_ms", pct(lat, 0.5)); r.put("p99_ms", pct(lat, 0.99));
             r.put("client_cpu_us_per_cycle", (cpuNs() - cpu0) / 1e3 / Math.max(lat.size(), 1));
             return r;
