@@ -147,3 +147,24 @@ func (s *slot) conflicted() {
 		holder.watchOwn(nil)
 	}
 }
+
+// revoked records a revocation request (Revoke) on the node of a local lease: it asks for the
+// lock back, as a conflicting contender does, so the release deletes the node (kept idle, it
+// would carry the request to every later local lease, each revoked at its grant) and local
+// waiters take the normal way. A nil slot (a plain lease) does nothing.
+func (s *slot) revoked() {
+	if s == nil {
+		return
+	}
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.state != slotHeld {
+		return
+	}
+	s.conflict = true
+	for _, q := range s.waiters {
+		q <- nil
+	}
+	s.waiters = nil
+}
