@@ -37,3 +37,32 @@ func TestStickyRevokedLeaseIsNotKept(t *testing.T) {
 	}
 	mustRelease(t, l2)
 }
+
+// A TryAcquire of one half of a sticky read-write lock while only the other half's idle node
+// stands in this process (nobody holds anything) is granted, as it is without sticky leases:
+// the idle node of our own process is no holder to give up to.
+func TestStickyTryAcquireBesideOurOwnIdleNode(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		idle, other func(*recipes.InterProcessReadWriteLock) *recipes.Lock
+	}{
+		{"write beside an idle read", func(rw *recipes.InterProcessReadWriteLock) *recipes.Lock { return rw.ReadLock().Lock },
+			func(rw *recipes.InterProcessReadWriteLock) *recipes.Lock { return rw.WriteLock().Lock }},
+		{"read beside an idle write", func(rw *recipes.InterProcessReadWriteLock) *recipes.Lock { return rw.WriteLock().Lock },
+			func(rw *recipes.InterProcessReadWriteLock) *recipes.Lock { return rw.ReadLock().Lock }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fw := zktest.Connect(t, shared)
+			p := lockPath(t)
+			rw := mustRW(t, fw, p, recipes.WithSticky(time.Minute))
+			t.Cleanup(func() { rw.Close(ctxFor(t, 10*time.Second)) })
+			l := mustLease(t, tc.idle(rw), ctxFor(t, 10*time.Second))
+			mustRelease(t, l)
+			got, err := tc.other(rw).TryAcquire(ctxFor(t, 10*time.Second))
+			if err != nil {
+				t.Fatalf("TryAcquire beside our own idle node %s: %v, want the lock", l.Path(), err)
+			}
+			mustRelease(t, got)
+		})
+	}
+}
