@@ -1,0 +1,117 @@
+package recipes_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+// Review of issue 28's sticky leases: races between a local waiter, the holder's release and
+// the lock's Close, which must neither lose the slot nor leak a lease, a node or a waiter.
+
+// A local waiter whose ctx ends just as the holder's release hands the slot to it either gets
+// the lease or gives it back (await: the handover and the removal from the queue are one
+// decision under the cache's mutex): the lock is then held by no one in this process, and the
+// slot is still kept, so the next TryAcquire re-grants the same node with no request.
+func TestStickyHandoverWhileCtxEnds(t *testing.T) {
+	fw := testFramework(t)
+	p := "/sticky-review/" + t.Name()
+	m, node := stickyIdle(t, fw, p)
+	defer m.Close(testCtx(t, 10*time.Second))
+	for i := range 20 {
+		l, err := m.Acquire(testCtx(t, 10*time.Second))
+		if err != nil || l.Path() != node {
+			t.Fatalf("round %d: Acquire = %v, %v; want the idle node %s", i, l, err, node)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		got := make(chan *recipes.Lease, 1)
+		go func() {
+			w, err := m.Acquire(ctx)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("waiter: %v", err)
+			}
+			got <- w
+		}()
+		zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return recipes.StickyWaiters(m.Lock) == 1 })
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); cancel() }()
+		go func() {
+			defer wg.Done()
+			if err := l.Release(testCtx(t, 10*time.Second)); err != nil {
+				t.Error(err)
+			}
+		}()
+		wg.Wait()
+		select {
+		case w := <-got:
+			if w != nil {
+				if err := w.Release(testCtx(t, 10*time.Second)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: the waiter hangs", i)
+		}
+		if m.IsAcquiredInThisProcess() || recipes.StickyWaiters(m.Lock) != 0 {
+			t.Fatalf("round %d: held %v, %d waiters; want neither", i, m.IsAcquiredInThisProcess(), recipes.StickyWaiters(m.Lock))
+		}
+		l2, err := m.TryAcquire(testCtx(t, 10*time.Second))
+		if err != nil || l2.Path() != node {
+			t.Fatalf("round %d: TryAcquire after the race = %v, %v; want the kept node %s", i, l2, err, node)
+		}
+		if err := l2.Release(testCtx(t, 10*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Close racing with local holders and waiters: no two holders at once, every waiter is woken
+// (it takes the normal way), and once the last lease is released nothing is left in the
+// directory: a held slot ends at its release, and no lease granted after Close is kept.
+func TestStickyCloseRacesAcquire(t *testing.T) {
+	fw := testFramework(t)
+	p := "/sticky-review/" + t.Name()
+	m, _ := stickyIdle(t, fw, p)
+	var g zktest.Gauge
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for range 10 {
+				l, err := m.Acquire(testCtx(t, 20*time.Second))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				g.Enter()
+				runtime.Gosched()
+				g.Leave()
+				if err := l.Release(testCtx(t, 10*time.Second)); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	close(start)
+	if err := m.Close(testCtx(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if g.Max() > 1 {
+		t.Fatalf("%d holders at once", g.Max())
+	}
+	kids, _, err := fw.Children(testCtx(t, 10*time.Second), p)
+	if err == nil && len(kids) != 0 {
+		t.Fatalf("after Close and the last release the directory holds %v, want nothing", kids)
+	}
+}
