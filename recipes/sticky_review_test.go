@@ -115,3 +115,78 @@ func TestStickyCloseRacesAcquire(t *testing.T) {
 		t.Fatalf("after Close and the last release the directory holds %v, want nothing", kids)
 	}
 }
+
+// A sticky lease granted on a handoff (it waited behind another contender, so it watches its
+// own node and the slot has no directory watch yet) that is lost because another client deleted
+// its node ends the slot at once, as an ended epoch does: local waiters take the normal way and
+// are granted as the waiters of a plain lock are, without waiting for the lost holder's release
+// (which may never come: the loss grace exists for that), and a TryAcquire is not ErrSelfLocked.
+func TestStickyLostHandoffLeaseFreesItsWaiters(t *testing.T) {
+	fa, fb := testFramework(t), testFramework(t)
+	p := "/sticky-review/" + t.Name()
+	a, err := recipes.NewMutex(fa, p, recipes.WithSticky(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(testCtx(t, 10*time.Second))
+	b, err := recipes.NewMutex(fb, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := b.Acquire(testCtx(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan *recipes.Lease, 1)
+	go func() {
+		l, err := a.Acquire(testCtx(t, 20*time.Second))
+		if err != nil {
+			t.Error(err)
+		}
+		first <- l
+	}()
+	zktest.Eventually(t, 10*time.Second, "fa to queue", func() bool {
+		kids, _, err := fb.Children(testCtx(t, 10*time.Second), p)
+		return err == nil && len(kids) == 2
+	})
+	if err := lb.Release(testCtx(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	var la *recipes.Lease
+	select {
+	case la = <-first:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no handoff")
+	}
+	if la == nil {
+		t.FailNow()
+	}
+	waiter := make(chan error, 1)
+	go func() {
+		l, err := a.Acquire(testCtx(t, 10*time.Second))
+		if err == nil {
+			err = l.Release(testCtx(t, 10*time.Second))
+		}
+		waiter <- err
+	}()
+	zktest.Eventually(t, 10*time.Second, "the local waiter to queue", func() bool { return recipes.StickyWaiters(a.Lock) == 1 })
+	if err := fb.Delete(testCtx(t, 10*time.Second), la.Path()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-la.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lease was not told that its node was deleted")
+	}
+	select {
+	case err := <-waiter:
+		if err != nil {
+			t.Fatalf("the local waiter: %v, want the lock", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the local waiter still waits for the lost holder's release")
+	}
+	if err := la.Release(testCtx(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -168,3 +168,20 @@ func (s *slot) revoked() {
 	}
 	s.waiters = nil
 }
+
+// holderLost ends the slot when n, the local lease holding it, is lost (its node deleted by
+// another client, which its own node's watch reported; its epoch ended): local waiters then take
+// the normal way, as the waiters behind a lost plain lease are granted, instead of waiting for a
+// release that a lost holder may never make (the loss grace exists for that). The node is the
+// lost lease's business: deleted at its release or after the grace. A nil slot does nothing.
+func (s *slot) holderLost(n *node) {
+	if s == nil {
+		return
+	}
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.state == slotHeld && s.holder == n {
+		c.end(s, false)
+	}
+}
