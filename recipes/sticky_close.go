@@ -53,7 +53,7 @@ func (c *stickyCache) dropIdle(ctx context.Context, closing bool) error {
 	c.mu.Unlock()
 	l := c.lock
 	if ctx.Err() != nil {
-		l.fw.DeleteInBackground(s.path)
+		c.dropInBackground(s.path)
 		return fmt.Errorf("recipes: close %s: the delete goes on in the background: %w", s.path, ctx.Err())
 	}
 	err := l.fw.Delete(ctx, s.path, framework.Guaranteed())

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
@@ -187,6 +188,62 @@ func TestStickyLostHandoffLeaseFreesItsWaiters(t *testing.T) {
 		t.Fatal("the local waiter still waits for the lost holder's release")
 	}
 	if err := la.Release(testCtx(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Under StandardPolicy a blip ends the idle node's epoch while its session lives on, so the node
+// still stands after the reconnect. A TryAcquire that finds the slot so (its handlers held, as
+// when the epoch's end has not been handled yet) must not fail on that node of ours, which no
+// one holds: the node is deleted before the TryAcquire queues. Without the hold, the epoch's
+// handler sent the node's delete to the background, where it waits for the retry policy's next
+// round after the reconnect: the TryAcquire must not queue behind it either.
+func TestStickyTryAcquireAfterABlipEndedTheEpoch(t *testing.T) {
+	for _, held := range []bool{true, false} {
+		t.Run(map[bool]string{true: "handlers held", false: "handlers run"}[held], func(t *testing.T) { tryAfterBlip(t, held) })
+	}
+}
+
+func tryAfterBlip(t *testing.T, held bool) {
+	proxy := zktest.NewProxy(t, servers()[0])
+	fw := testFramework(t, framework.WithDialer(proxy.Dialer()), framework.WithErrorPolicy(framework.StandardPolicy))
+	p := "/sticky-review/" + t.Name()
+	m, node := stickyIdle(t, fw, p)
+	defer m.Close(testCtx(t, 10*time.Second))
+	before := fw.SessionID()
+	release := func() {}
+	if held {
+		release = recipes.HoldStickyHandlers()
+	}
+	defer release()
+	reconnected := make(chan struct{}, 1)
+	remove := fw.AddListener(func(s framework.ConnectionState) {
+		if s == framework.Reconnected {
+			select {
+			case reconnected <- struct{}{}:
+			default:
+			}
+		}
+	})
+	defer remove()
+	proxy.DropConnections()
+	select {
+	case <-reconnected:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no reconnect")
+	}
+	if fw.SessionID() != before {
+		t.Skip("the blip lost the session")
+	}
+	l, err := m.TryAcquire(testCtx(t, 10*time.Second))
+	release()
+	if err != nil {
+		t.Fatalf("TryAcquire after the blip (idle node %s, no holder): %v, want the lock", node, err)
+	}
+	if l.Path() == node {
+		t.Fatalf("re-granted the node %s of an ended epoch", node)
+	}
+	if err := l.Release(testCtx(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 }

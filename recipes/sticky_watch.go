@@ -21,7 +21,7 @@ func (s *slot) fired(w *framework.Watch) {
 	if s.state == slotIdle && !c.shared {
 		c.end(s, true)
 		c.mu.Unlock()
-		c.lock.fw.DeleteInBackground(s.path)
+		c.dropInBackground(s.path)
 		return
 	}
 	if s.state == slotIdle {
@@ -75,7 +75,7 @@ func (s *slot) drop(v listVerdict) {
 			holder.watchOwn(nil)
 		}
 	default:
-		c.lock.fw.DeleteInBackground(s.path)
+		c.dropInBackground(s.path)
 	}
 }
 
@@ -97,7 +97,7 @@ func (s *slot) epochEnded() {
 	if held || errors.Is(reason, framework.ErrSessionLost) || errors.Is(reason, framework.ErrClosed) {
 		return
 	}
-	c.lock.fw.DeleteInBackground(s.path)
+	c.dropInBackground(s.path)
 }
 
 // armDir sets the directory watch for the slot's first lease, on its own goroutine, and closes
