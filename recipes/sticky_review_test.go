@@ -247,3 +247,58 @@ func tryAfterBlip(t *testing.T, held bool) {
 		t.Fatal(err)
 	}
 }
+
+// A cached read whose directory watch has fired (a writer queued) is not re-granted from the
+// news alone, with its handlers held: a read's watch may fire for a reader, so the re-grant lists
+// afresh, sees the writer, gives the node up and queues behind the writer (a TryAcquire is busy).
+func TestStickyReadNotRegrantedOnceAWriterQueued(t *testing.T) {
+	fa, fb := testFramework(t), testFramework(t)
+	p := "/sticky-review/" + t.Name()
+	rw, err := recipes.NewReadWriteLock(fa, p, recipes.WithSticky(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close(testCtx(t, 10*time.Second))
+	r, err := rw.ReadLock().Acquire(testCtx(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := r.Path()
+	if err := r.Release(testCtx(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	release := recipes.HoldStickyHandlers()
+	defer release()
+	wb, err := recipes.NewReadWriteLock(fb, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *recipes.Lease, 1)
+	go func() {
+		l, err := wb.WriteLock().Acquire(testCtx(t, 30*time.Second))
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	zktest.Eventually(t, 10*time.Second, "the writer to queue", func() bool {
+		kids, _, err := fb.Children(testCtx(t, 10*time.Second), p)
+		return err == nil && len(kids) == 2
+	})
+	readAfter(t, fa, p)
+	l, err := rw.ReadLock().TryAcquire(testCtx(t, 10*time.Second))
+	if err == nil {
+		t.Fatalf("TryAcquire of the read got %s (cached %s) while a writer queued", l.Path(), node)
+	}
+	release()
+	select {
+	case w := <-got:
+		if w != nil {
+			if err := w.Release(testCtx(t, 10*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the writer never got the lock")
+	}
+}
