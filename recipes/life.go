@@ -70,6 +70,7 @@ func (n *node) lose(reason error) {
 	if !n.end() {
 		return
 	}
+	n.slot.holderLost(n)
 	n.lock.event(eventLost, n.path, time.Since(n.since), reason)
 	if errors.Is(reason, framework.ErrSessionLost) || errors.Is(reason, framework.ErrClosed) {
 		return

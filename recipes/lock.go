@@ -231,6 +231,8 @@ func (l *Lock) acquireLeaseIf(ctx context.Context, drv driver.Driver, try bool, 
 	if lease, ok, err := l.sticky.local(ctx, drv, try); ok {
 		return l.stickyGranted(lease, err, start)
 	}
+	l.sticky.flushStale(ctx)
+	l.yieldKin(ctx)
 	g, err := l.acquire(ctx, drv, try)
 	if err != nil {
 		return nil, fmt.Errorf("recipes: acquire %s: %w", l.path, err)

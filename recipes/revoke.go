@@ -84,6 +84,7 @@ func watchRevocation(l *Lease, fn func(*Lease)) {
 			}
 			continue
 		case bytes.Equal(data, revokeMessage):
+			l.node.slot.revoked() // a sticky lease's node must not be kept with the request in it
 			fn(l)
 			return
 		}

@@ -2,9 +2,11 @@ package recipes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/driver"
@@ -38,6 +40,7 @@ type stickyCache struct {
 	slot   *slot // the cached node, or nil
 	policy stickyPolicy
 	closed bool
+	stale  atomic.Pointer[string] // the last ended slot's node, while its delete may still be in flight
 }
 
 // slotState is where the slot's node is in its life.
@@ -182,4 +185,31 @@ func (c *stickyCache) end(s *slot, wasted bool) {
 		w <- nil
 	}
 	s.waiters = nil
+}
+
+// dropInBackground deletes the node of an ended slot in the background (a guaranteed delete),
+// and remembers it until the next acquire that takes the normal way has made sure it is gone
+// (flushStale). Safe with or without c.mu held.
+func (c *stickyCache) dropInBackground(p string) {
+	c.stale.Store(&p)
+	c.lock.fw.DeleteInBackground(p)
+}
+
+// flushStale deletes, bounded by ctx, the node of an ended slot whose background delete may still
+// be in flight (after a blip it waits for the retry policy's next round), before an acquire
+// queues a node of its own: that node of ours, which nobody holds, would otherwise stand ahead of
+// it, and a TryAcquire would fail, "held by another contender". NoNode is success. If ctx ends
+// first the background delete goes on and the acquire queues behind the node, as before.
+func (c *stickyCache) flushStale(ctx context.Context) {
+	if c == nil {
+		return
+	}
+	p := c.stale.Load()
+	if p == nil || ctx.Err() != nil {
+		return
+	}
+	err := c.lock.fw.Delete(ctx, *p, framework.Guaranteed())
+	if err == nil || errors.Is(err, framework.ErrNoNode) {
+		c.stale.CompareAndSwap(p, nil)
+	}
 }

@@ -18,12 +18,32 @@ func (l *Lock) Close(ctx context.Context) error {
 	if ctx == nil {
 		return framework.ErrNilContext
 	}
-	c := l.sticky
+	return l.sticky.dropIdle(ctx, true)
+}
+
+// yieldKin gives up the idle node of the other half of a read-write lock before an acquire of
+// this half queues: a read and a write exclude each other, so our acquire would wait behind a
+// node that no one holds (a TryAcquire would even fail, "held by another contender") until the
+// kin's directory watch told it to go. If the delete does not finish within ctx it goes on in
+// the background and the acquire queues behind the node until it is gone, as before.
+func (l *Lock) yieldKin(ctx context.Context) {
+	if l.kin == nil {
+		return
+	}
+	if err := l.kin.sticky.dropIdle(ctx, false); err != nil {
+		l.fw.Logger().Debug("recipes: the kin's idle node is deleted in the background", "path", l.path, "err", err)
+	}
+}
+
+// dropIdle ends the slot unless a local lease holds it (a held one ends at its release) and
+// deletes its node with a guaranteed delete bounded by ctx; if ctx ends first, the delete goes
+// on in the background and the error says so. With closing, the cache keeps no node after.
+func (c *stickyCache) dropIdle(ctx context.Context, closing bool) error {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
-	c.closed = true
+	c.closed = c.closed || closing
 	s := c.slot
 	if s == nil || s.state == slotHeld {
 		c.mu.Unlock()
@@ -31,8 +51,9 @@ func (l *Lock) Close(ctx context.Context) error {
 	}
 	c.end(s, false)
 	c.mu.Unlock()
+	l := c.lock
 	if ctx.Err() != nil {
-		l.fw.DeleteInBackground(s.path)
+		c.dropInBackground(s.path)
 		return fmt.Errorf("recipes: close %s: the delete goes on in the background: %w", s.path, ctx.Err())
 	}
 	err := l.fw.Delete(ctx, s.path, framework.Guaranteed())

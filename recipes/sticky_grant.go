@@ -31,7 +31,7 @@ func (c *stickyCache) local(ctx context.Context, drv driver.Driver, try bool) (*
 	case s.state == slotIdle && !s.recheckable():
 		c.end(s, s.session.Err() == nil) // a conflicting contender came (wasted), or its epoch ended: it goes
 		c.mu.Unlock()
-		c.lock.fw.DeleteInBackground(s.path)
+		c.dropInBackground(s.path)
 		return nil, false, nil
 	case s.state == slotIdle:
 		s.state = slotChecking // a disconnect, or a change of a shared lock: list afresh first

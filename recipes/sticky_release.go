@@ -125,7 +125,7 @@ func (s *slot) settle() {
 		go s.recheck()
 	default:
 		c.end(s, s.session.Err() == nil)
-		c.lock.fw.DeleteInBackground(s.path)
+		c.dropInBackground(s.path)
 	}
 }
 
@@ -140,5 +140,5 @@ func (s *slot) idleOver() {
 	}
 	c.end(s, false)
 	c.mu.Unlock()
-	c.lock.fw.DeleteInBackground(s.path)
+	c.dropInBackground(s.path)
 }

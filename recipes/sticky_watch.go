@@ -21,7 +21,7 @@ func (s *slot) fired(w *framework.Watch) {
 	if s.state == slotIdle && !c.shared {
 		c.end(s, true)
 		c.mu.Unlock()
-		c.lock.fw.DeleteInBackground(s.path)
+		c.dropInBackground(s.path)
 		return
 	}
 	if s.state == slotIdle {
@@ -75,7 +75,7 @@ func (s *slot) drop(v listVerdict) {
 			holder.watchOwn(nil)
 		}
 	default:
-		c.lock.fw.DeleteInBackground(s.path)
+		c.dropInBackground(s.path)
 	}
 }
 
@@ -97,7 +97,7 @@ func (s *slot) epochEnded() {
 	if held || errors.Is(reason, framework.ErrSessionLost) || errors.Is(reason, framework.ErrClosed) {
 		return
 	}
-	c.lock.fw.DeleteInBackground(s.path)
+	c.dropInBackground(s.path)
 }
 
 // armDir sets the directory watch for the slot's first lease, on its own goroutine, and closes
@@ -145,5 +145,43 @@ func (s *slot) conflicted() {
 	c.mu.Unlock()
 	if holder != nil {
 		holder.watchOwn(nil)
+	}
+}
+
+// revoked records a revocation request (Revoke) on the node of a local lease: it asks for the
+// lock back, as a conflicting contender does, so the release deletes the node (kept idle, it
+// would carry the request to every later local lease, each revoked at its grant) and local
+// waiters take the normal way. A nil slot (a plain lease) does nothing.
+func (s *slot) revoked() {
+	if s == nil {
+		return
+	}
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.state != slotHeld {
+		return
+	}
+	s.conflict = true
+	for _, q := range s.waiters {
+		q <- nil
+	}
+	s.waiters = nil
+}
+
+// holderLost ends the slot when n, the local lease holding it, is lost (its node deleted by
+// another client, which its own node's watch reported; its epoch ended): local waiters then take
+// the normal way, as the waiters behind a lost plain lease are granted, instead of waiting for a
+// release that a lost holder may never make (the loss grace exists for that). The node is the
+// lost lease's business: deleted at its release or after the grace. A nil slot does nothing.
+func (s *slot) holderLost(n *node) {
+	if s == nil {
+		return
+	}
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.state == slotHeld && s.holder == n {
+		c.end(s, false)
 	}
 }
