@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -23,6 +24,10 @@ type Env struct {
 	ledger  *ledger
 	clients []*Client
 	pins    pinDesk // the nemesis's pins on holders
+	// nodeHolds: node path -> the first op that held it (FenceByNode)
+	nodeHolds sync.Map
+	// extras are closed after the clients: contenders outside the clients (Curator JVMs)
+	extras []func()
 }
 
 // Client is one ZooKeeper session of the workload, reached through its own

@@ -41,6 +41,8 @@ type Scenario struct {
 	// a cancel) would block its lock for as long as that session lives. The clean checker
 	// reports each, beside what is left after the clients closed.
 	LiveOrphans bool
+	// Phase, when longer than the run's, is this row's fault phase (room for more faults).
+	Phase time.Duration
 }
 
 // Config is how a scenario runs.
@@ -103,6 +105,9 @@ func Run(ctx context.Context, cluster *zktest.Cluster, sc Scenario, cfg Config) 
 	for _, c := range e.clients {
 		c.close()
 	}
+	for _, f := range e.extras {
+		f()
+	}
 	if err != nil {
 		return res, err
 	}
@@ -133,7 +138,7 @@ func runWorkload(ctx context.Context, e *Env, sc Scenario, cfg Config) (int64, e
 		return 0, err
 	}
 	n := &nemesis{e: e, rng: rand.New(rand.NewPCG(cfg.Seed, 0xfa17))}
-	end := time.Now().Add(cfg.Phase)
+	end := time.Now().Add(max(cfg.Phase, sc.Phase))
 	for len(sc.Faults) > 0 && ctx.Err() == nil {
 		sleepCtx(ctx, sc.Gap/2+time.Duration(n.rng.Int64N(int64(sc.Gap)+1)))
 		if time.Now().After(end) {
@@ -199,7 +204,7 @@ func startWorkers(ctx, wctx context.Context, e *Env, sc Scenario, cfg Config, wg
 			go func() { defer wg.Done(); w.run(wctx) }()
 		}
 	}
-	return nil
+	return startCurators(ctx, wctx, e, spec, cfg, wg)
 }
 
 // judge runs every checker over the finished run.
@@ -250,7 +255,7 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 // blocking reports whether a workload's contenders keep waiting (so that
 // liveness applies to each of them).
 func blocking(w Workload) bool {
-	return w == WMutex || w == WRW || w == WSem || w == WMulti || w == WTxMulti || w == WLeader || w == WSelector
+	return w == WMutex || w == WRW || w == WSem || w == WMulti || w == WTxMulti || w == WLeader || w == WSelector || w == WSticky
 }
 
 // readRegisters reads every znode register of the run.
