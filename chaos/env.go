@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -28,6 +29,7 @@ type Env struct {
 	nodeHolds sync.Map
 	// extras are closed after the clients: contenders outside the clients (Curator JVMs)
 	extras []func()
+	reused atomic.Int64 // grants on a node an earlier grant held (FenceByNode)
 }
 
 // Client is one ZooKeeper session of the workload, reached through its own

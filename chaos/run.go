@@ -76,6 +76,7 @@ type Result struct {
 	Overlaps    int
 	OverlapMax  time.Duration
 	CutsFired   int // reply cuts (cut-create, cut-delete) that hit a request
+	Reused      int // grants on a node an earlier grant held: sticky local re-grants (row 30)
 	History     *History
 	HistoryFile string
 }
@@ -221,6 +222,7 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 		checkLive(v, ix, quiet, liveBound(e, sc.Workload))
 	}
 	res.Orphans = checkClean(ctx, e, v, baseline)
+	res.Reused = int(e.reused.Load())
 	lat, late := notifyStats(v, ix, cfg.T, cfg.Strict)
 	res.NotifyP50, res.NotifyMax, res.NotifyLate = percentile(lat, 50), percentile(lat, 100), late
 	res.Stall = longestStall(ix, e.lockPath(0))

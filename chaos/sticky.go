@@ -30,12 +30,14 @@ import (
 // lock, and the idle nodes are gone well within the live-orphan check's 3 T.
 const StickyIdle = 500 * time.Millisecond
 
-// stickyRow is row 30's workload at size s: Small sessions (two of them plain) of two workers
-// each, one Curator JVM, 6 paths, 90 % of a sticky client's acquisitions on its own two locks;
-// holders stop within 0.5-2 s once told, so the handoff checker's margin rule applies.
+// stickyRow is row 30's workload at size s: Small sessions (one of them plain) of two workers
+// each, one Curator JVM, two paths per sticky client (one mutex, one read-write lock: its own),
+// 90 % of a sticky client's acquisitions on its own two locks; holders stop within 0.5-2 s once
+// told, so the handoff checker's margin rule applies.
 func stickyRow(s Size) WorkloadSpec {
-	return WorkloadSpec{Kind: WSticky, Clients: s.Small, Workers: 2, Plain: 2, Curator: 1, Paths: 6, Own: 90,
-		CS: s.CS, StopMin: StopMin, StopMax: StopMax}
+	const plain = 1
+	return WorkloadSpec{Kind: WSticky, Clients: s.Small, Workers: 2, Plain: plain, Curator: 1, Paths: 2 * (s.Small - plain),
+		Own: 90, CS: s.CS, StopMin: StopMin, StopMax: StopMax}
 }
 
 // stickyFaults are row 30's faults: resets, short and long blackholes, expiries, server kills

@@ -109,6 +109,9 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 	h.Add(Event{Proc: w.proc, Kind: AcqOK, Res: spec.Res, Mode: spec.Mode, Op: op, Detail: fmt.Sprint(len(parts)), Sess: sessionOf(got)})
 	for _, p := range parts {
 		w.e.ledger.grant(p.Res, belief{proc: w.proc, op: op, mode: spec.Mode, k: spec.K, done: got.Done()})
+		if spec.FenceByNode && p.Node != "" && w.e.nodeHold(p.Node, op) != op {
+			w.e.reused.Add(1) // a grant on a node an earlier grant held: a sticky local re-grant
+		}
 	}
 	released := make(chan struct{})
 	go func() {
