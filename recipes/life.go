@@ -31,6 +31,7 @@ type node struct {
 	session *framework.Session // the epoch whose session created the node (its ephemeral owner)
 	sess    int64              // session.ID()
 	since   time.Time          // when it was granted
+	slot    *slot              // the sticky slot the node is (sticky_cache.go), or nil
 
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
@@ -54,7 +55,10 @@ func newNode(lock *Lock, g grant) *node {
 	lock.mine.Store(path.Base(g.path), struct{}{})
 	sess := g.session
 	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
-	n.watchOwn(g.own)
+	n.slot = g.slot
+	if !g.local {
+		n.watchOwn(g.own)
+	}
 	return n
 }
 
@@ -107,6 +111,9 @@ func (n *node) end() bool {
 // if ctx ends first the delete goes on in the background and the error says so. A lost node
 // (or one whose framework closed) is deleted in the background and release returns nil at once.
 func (n *node) release(ctx context.Context) error {
+	if n.slot != nil {
+		return n.slot.release(ctx, n) // a sticky lease: its node may be kept (sticky_release.go)
+	}
 	if !n.letGo() {
 		return nil
 	}

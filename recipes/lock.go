@@ -38,6 +38,7 @@ type Lock struct {
 	mine        sync.Map               // names of our nodes still standing (held, or lost and not yet deleted)
 	kin         *Lock                  // the other half of a read-write lock, or nil (pairHalves)
 	kinKind     selfKind               // what a lease of kin that we wait behind is to us
+	sticky      *stickyCache           // WithSticky's cache, or nil
 }
 
 // LockOption configures a Lock or a recipe built on one.
@@ -151,6 +152,13 @@ func NewLock(fw *framework.Framework, path string, drv driver.Driver, opts ...Lo
 	if l.opts.err != nil {
 		return nil, l.opts.err
 	}
+	if l.opts.sticky > 0 {
+		c, err := newStickyCache(l, l.opts.sticky)
+		if err != nil {
+			return nil, err
+		}
+		l.sticky = c
+	}
 	if l.opts.data == nil && len(fw.DefaultData()) == 0 {
 		l.opts.data = processIdentity()
 	}
@@ -220,6 +228,9 @@ func (l *Lock) acquireLeaseIf(ctx context.Context, drv driver.Driver, try bool, 
 		return nil, err
 	}
 	start := time.Now()
+	if lease, ok, err := l.sticky.local(ctx, drv, try); ok {
+		return l.stickyGranted(lease, err, start)
+	}
 	g, err := l.acquire(ctx, drv, try)
 	if err != nil {
 		return nil, fmt.Errorf("recipes: acquire %s: %w", l.path, err)
@@ -231,7 +242,9 @@ func (l *Lock) acquireLeaseIf(ctx context.Context, drv driver.Driver, try bool, 
 		}
 	}
 	l.event(eventAcquired, g.path, time.Since(start), nil)
+	l.sticky.adopt(&g, drv)
 	lease := newLease(l, g)
+	l.sticky.attach(lease.node)
 	if l.opts.revoke != nil {
 		fn := l.opts.revoke
 		go watchRevocation(lease, fn)

@@ -19,6 +19,8 @@ type grant struct {
 	session *framework.Session // the epoch of the listing that granted; it created our node
 	token   *token             // czxid of our node: the fencing token
 	own     *framework.Watch   // a data watch on our node the loop set already, or nil
+	slot    *slot              // the sticky slot the node is (sticky_cache.go), or nil
+	local   bool               // granted from the slot, with no request: the slot watches the node
 }
 
 // acquire creates our node and waits until drv says we hold the lock. A vanished own node

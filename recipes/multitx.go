@@ -96,6 +96,9 @@ func NewTxMultiMutex(fw *framework.Framework, paths ...string) (*InterProcessMul
 
 // checkTxDriver refuses a driver whose contender is not one plain sequential node.
 func checkTxDriver(l *Lock) error {
+	if err := checkTxSticky(l); err != nil {
+		return err
+	}
 	if l.drv.Node().Fixed != "" {
 		return fmt.Errorf("%w: %s: the driver creates a fixed node", ErrNotTransactional, l.path)
 	}

@@ -14,7 +14,11 @@ const DefaultStickyIdle = 30 * time.Second
 // default, DefaultStickyIdle) of no use, or when the lock or the framework is closed. A negative
 // idle time is ErrInvalidArgument.
 //
-// This is the option's signature only; its behaviour lands with issue 28.
+// The lock's driver must allow it (driver.StickyDriver: Exclusive, Write, Read, the kazoo
+// drivers); any other is ErrInvalidArgument, naming the driver, as is a sticky lock in a
+// transactional multi-lock. A local re-grant keeps the node, so its fencing token is the
+// previous local lease's (docs/safety.md, "Sticky leases"). Close (Lock.Close) deletes an idle
+// node and ends the caching.
 func WithSticky(idle time.Duration) LockOption {
 	return func(o *lockOptions) {
 		if idle < 0 {

@@ -1,0 +1,16 @@
+package recipes
+
+import "sync/atomic"
+
+// stickyGate, set only by tests, holds the sticky slot's event handlers (a fired directory
+// watch, an ended session epoch) until the channel closes: a test then sees that a local
+// Acquire refuses on its own checks, before any handler has run, as it must when an event has
+// just arrived.
+var stickyGate atomic.Pointer[chan struct{}]
+
+// waitStickyGate waits while a test holds the gate.
+func waitStickyGate() {
+	if g := stickyGate.Load(); g != nil {
+		<-*g
+	}
+}

@@ -1,0 +1,85 @@
+package recipes
+
+import (
+	"testing"
+	"time"
+)
+
+// TestStickyPolicy drives the adaptive off-switch through sequences of node ends and checks
+// whether the next release may keep its node, and for how long it may not.
+func TestStickyPolicy(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	type end struct {
+		at             time.Duration // after t0
+		reused, wasted bool
+	}
+	for _, tc := range []struct {
+		name  string
+		ends  []end
+		at    time.Duration // when the next release asks
+		keep  bool
+		until time.Duration // the back-off's end after t0, when not keep
+	}{
+		{"fresh", nil, 0, true, 0},
+		{"one wasted keeps caching", []end{{0, false, true}}, 0, true, 0},
+		{"two wasted back off 1s", []end{{0, false, true}, {0, false, true}}, 500 * time.Millisecond, false, time.Second},
+		{"back-off over", []end{{0, false, true}, {0, false, true}}, time.Second, true, 0},
+		{"wasted again after back-off doubles", []end{{0, false, true}, {0, false, true}, {time.Second, false, true}},
+			2 * time.Second, false, 3 * time.Second},
+		{"a reuse resets", []end{{0, false, true}, {0, false, true}, {time.Second, true, false}, {time.Second, false, true}},
+			time.Second, true, 0},
+		{"neutral ends change nothing", []end{{0, false, true}, {0, false, false}, {0, false, false}}, 0, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p stickyPolicy
+			for _, e := range tc.ends {
+				p.ended(t0.Add(e.at), e.reused, e.wasted)
+			}
+			if got := p.keep(t0.Add(tc.at)); got != tc.keep {
+				t.Fatalf("keep = %v, want %v (policy %+v)", got, tc.keep, p)
+			}
+			if !tc.keep && !p.until.Equal(t0.Add(tc.until)) {
+				t.Fatalf("until = %v, want %v", p.until.Sub(t0), tc.until)
+			}
+		})
+	}
+}
+
+// TestStickyPolicyBackoffCapped wastes a node at the end of every back-off: the back-off
+// doubles up to stickyBackoffMax and stays there.
+func TestStickyPolicyBackoffCapped(t *testing.T) {
+	var p stickyPolicy
+	now := time.Unix(1000, 0)
+	for range 12 {
+		p.ended(now, false, true)
+		if !p.until.IsZero() {
+			now = p.until
+		}
+	}
+	if p.backoff != stickyBackoffMax {
+		t.Fatalf("backoff = %v, want the cap %v", p.backoff, stickyBackoffMax)
+	}
+	if p.keep(now.Add(-time.Nanosecond)) {
+		t.Fatal("keep inside the back-off")
+	}
+}
+
+// TestStickyPolicyAlternation simulates strict alternation (every cached node wasted) for ten
+// minutes at one release per millisecond: the share of releases that cache must stay far below
+// what would cost the 10 % that issue 28 allows.
+func TestStickyPolicyAlternation(t *testing.T) {
+	var p stickyPolicy
+	t0 := time.Unix(1000, 0)
+	cached, total := 0, 0
+	for at := time.Duration(0); at < 10*time.Minute; at += time.Millisecond {
+		now := t0.Add(at)
+		total++
+		if p.keep(now) {
+			cached++
+			p.ended(now, false, true)
+		}
+	}
+	if share := float64(cached) / float64(total); share > 0.001 {
+		t.Fatalf("%d of %d releases cached (%.4f), want <= 0.1%%", cached, total, share)
+	}
+}

@@ -1,0 +1,103 @@
+package recipes
+
+import (
+	"errors"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// fired reacts to the slot's directory watch w: a child was created or deleted (ours
+// included), the directory deleted, or the watch invalidated. An idle node of a lock whose
+// grants exclude each other goes at once, with no listing on the contender's path (any new
+// child conflicts, and a deleted one may be ours); otherwise the directory is listed again.
+func (s *slot) fired(w *framework.Watch) {
+	waitStickyGate()
+	c := s.c
+	c.mu.Lock()
+	if s.state == slotGone || s.watch != w {
+		c.mu.Unlock()
+		return
+	}
+	if s.state == slotIdle && !c.shared {
+		c.end(s, true)
+		c.mu.Unlock()
+		c.lock.fw.DeleteInBackground(s.path)
+		return
+	}
+	if s.state == slotIdle {
+		s.state = slotChecking
+	}
+	c.mu.Unlock()
+	s.recheck()
+}
+
+// recheck lists the directory again with a watch, and acts on what it shows: nothing that
+// conflicts (watch again; a released slot settles), a conflicting contender (an idle node goes,
+// a held one goes at its release, and local waiters take the normal way, behind it), or our
+// node gone (the holder, if any, has lost it).
+func (s *slot) recheck() {
+	c := s.c
+	kids, _, w, err := c.lock.fw.ChildrenW(s.ctx, c.lock.path)
+	c.mu.Lock()
+	if s.state == slotGone {
+		c.mu.Unlock()
+		return
+	}
+	v := s.verdict(kids, err)
+	switch {
+	case v == listClear:
+		s.watchDir(w)
+		if s.state == slotChecking {
+			s.settle()
+		}
+		c.mu.Unlock()
+	case v == listConflict && s.state == slotHeld:
+		s.conflict = true
+		for _, q := range s.waiters {
+			q <- nil
+		}
+		s.waiters = nil
+		c.mu.Unlock()
+	default:
+		s.drop(v)
+	}
+}
+
+// drop ends the slot after a listing said v (a conflict, our node missing, or a failure), and
+// unlocks c.mu: a node still ours is deleted, a holder whose node is missing has lost it.
+func (s *slot) drop(v listVerdict) {
+	c := s.c
+	holder, held := s.holder, s.state == slotHeld
+	c.end(s, v == listConflict)
+	c.mu.Unlock()
+	switch {
+	case v == listMissing:
+		if holder != nil {
+			holder.deleted()
+		}
+	case held: // its release deletes it
+	default:
+		c.lock.fw.DeleteInBackground(s.path)
+	}
+}
+
+// epochEnded ends the slot when the session epoch that created its node ends. An idle node is
+// deleted unless the session is known gone (it took the node with it); a held one is the
+// holder's lease's business (it is lost, and its node goes after its release or grace).
+func (s *slot) epochEnded() {
+	waitStickyGate()
+	c := s.c
+	c.mu.Lock()
+	if s.state == slotGone {
+		c.mu.Unlock()
+		return
+	}
+	held := s.state == slotHeld
+	c.end(s, false)
+	c.mu.Unlock()
+	reason := s.session.Err()
+	if held || errors.Is(reason, framework.ErrSessionLost) || errors.Is(reason, framework.ErrClosed) {
+		return
+	}
+	c.lock.fw.DeleteInBackground(s.path)
+}
