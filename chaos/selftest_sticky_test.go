@@ -48,6 +48,7 @@ func TestSelfTestBrokenSticky(t *testing.T) {
 				t.Fatalf("seed=%d: %v", s, err)
 			}
 			if tt.want == nil {
+				t.Logf("%s: %d grants, %d of them on a node an earlier grant held", tt.name, r.Ops, r.Reused)
 				report(t, r)
 				return
 			}
