@@ -56,7 +56,7 @@ func newNode(lock *Lock, g grant) *node {
 	sess := g.session
 	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
 	n.slot = g.slot
-	if !g.local {
+	if !g.local && (g.slot == nil || g.own != nil) { // else the sticky slot's directory watch serves
 		n.watchOwn(g.own)
 	}
 	return n

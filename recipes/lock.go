@@ -244,7 +244,7 @@ func (l *Lock) acquireLeaseIf(ctx context.Context, drv driver.Driver, try bool, 
 	l.event(eventAcquired, g.path, time.Since(start), nil)
 	l.sticky.adopt(&g, drv)
 	lease := newLease(l, g)
-	l.sticky.attach(lease.node)
+	l.sticky.attach(lease.node, g.own == nil)
 	if l.opts.revoke != nil {
 		fn := l.opts.revoke
 		go watchRevocation(lease, fn)

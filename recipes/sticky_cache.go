@@ -62,6 +62,7 @@ type slot struct {
 	state     slotState
 	holder    *node            // the local lease holding it, while held (nil while being handed over)
 	watch     *framework.Watch // the directory watch of the last listing that found no conflict
+	arming    chan struct{}    // closes when the first lease's directory watch is set (or failed)
 	conflict  bool             // a conflicting contender was seen while held: delete at release
 	reuses    int              // local grants
 	waiters   []chan *Lease    // local acquirers in FIFO order; nil on the channel: take the normal way
@@ -105,15 +106,24 @@ func (c *stickyCache) adopt(g *grant, drv driver.Driver) {
 	g.slot = s
 }
 
-// attach records n, the lease just made from an adopted grant, as the slot's holder.
-func (c *stickyCache) attach(n *node) {
+// attach records n, the lease just made from an adopted grant, as the slot's holder. When the
+// loop set no watch on the node (arm: no handoff), the slot's directory watch is set now, off
+// the caller's path, instead of the lease's own-node watch: one watch per node, which tells the
+// lease that its node was deleted and the slot that a contender queued.
+func (c *stickyCache) attach(n *node, arm bool) {
 	if c == nil || n.slot == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n.slot.state == slotHeld {
-		n.slot.holder = n
+	s := n.slot
+	if s.state != slotHeld {
+		return
+	}
+	s.holder = n
+	if arm {
+		s.arming = make(chan struct{})
+		go s.armDir(s.arming)
 	}
 }
 

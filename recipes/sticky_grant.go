@@ -29,16 +29,16 @@ func (c *stickyCache) local(ctx context.Context, drv driver.Driver, try bool) (*
 		c.mu.Unlock()
 		return l, true, nil
 	case s.state == slotIdle && !s.recheckable():
-		c.end(s, false) // its epoch ended, or a conflicting contender came: it goes
+		c.end(s, s.session.Err() == nil) // a conflicting contender came (wasted), or its epoch ended: it goes
 		c.mu.Unlock()
 		c.lock.fw.DeleteInBackground(s.path)
 		return nil, false, nil
 	case s.state == slotIdle:
 		s.state = slotChecking // a disconnect, or a change of a shared lock: list afresh first
 		go s.recheck()
-	case s.state == slotHeld && c.shared:
+	case s.state == slotHeld && (c.shared || s.conflict):
 		c.mu.Unlock()
-		return nil, false, nil // a second reader takes a node of its own beside ours
+		return nil, false, nil // a second reader takes a node of its own beside ours; after a conflict, queue behind it
 	case s.state == slotHeld && try:
 		c.mu.Unlock()
 		return nil, true, selfHold{node: s.name, kind: selfSame}.lockedError(c.lock.path)

@@ -33,6 +33,15 @@ func (s *slot) keep(ctx context.Context) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s.holder = nil
+	if s.watch == nil && s.arming != nil {
+		a := s.arming
+		c.mu.Unlock()
+		select {
+		case <-a:
+		case <-ctx.Done():
+		}
+		c.mu.Lock()
+	}
 	if s.state != slotHeld || s.conflict || c.closed {
 		c.end(s, s.conflict)
 		return false

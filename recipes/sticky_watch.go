@@ -101,3 +101,34 @@ func (s *slot) epochEnded() {
 	}
 	c.lock.fw.DeleteInBackground(s.path)
 }
+
+// armDir sets the directory watch for the slot's first lease, on its own goroutine, and closes
+// done. The listing that comes with it may already show a conflicting contender (the lease's
+// release then deletes the node) or our node gone (the lease is lost). If it fails, the lease
+// falls back to the usual watch on its own node, and its release lists again.
+func (s *slot) armDir(done chan struct{}) {
+	defer close(done)
+	c := s.c
+	kids, _, w, err := c.lock.fw.ChildrenW(s.ctx, c.lock.path)
+	c.mu.Lock()
+	if s.state == slotGone || s.state != slotHeld {
+		c.mu.Unlock()
+		return
+	}
+	switch v := s.verdict(kids, err); v {
+	case listClear:
+		s.watchDir(w)
+		c.mu.Unlock()
+	case listConflict:
+		s.conflict = true
+		c.mu.Unlock()
+	case listMissing:
+		s.drop(v)
+	default:
+		holder := s.holder
+		c.mu.Unlock()
+		if holder != nil {
+			holder.watchOwn(nil)
+		}
+	}
+}

@@ -164,3 +164,43 @@ func TestStickyLeavesNoGoroutines(t *testing.T) {
 	fa.Close()
 	fb.Close()
 }
+
+// Issue 28: the kazoo-layout locks cache too: a kazoo mutex re-grants its idle node, and a plain
+// kazoo-layout contender takes it; a kazoo read cache survives another reader.
+func TestStickyKazooLayout(t *testing.T) {
+	fa, fb := zktest.Connect(t, shared), zktest.Connect(t, shared)
+	p := lockPath(t)
+	a, err := recipes.NewKazooMutex(fa, p+"/m", recipes.WithSticky(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := recipes.NewKazooMutex(fb, p+"/m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := idleLease(t, a)
+	if again := idleLease(t, a); again != node {
+		t.Fatalf("kazoo mutex re-grant got %s, want %s", again, node)
+	}
+	lb := mustLease(t, b, ctxFor(t, 20*time.Second))
+	mustRelease(t, lb)
+	rwa, err := recipes.NewKazooReadWriteLock(fa, p+"/rw", recipes.WithSticky(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rwb, err := recipes.NewKazooReadWriteLock(fb, p+"/rw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := idleLease(t, rwa.ReadLock())
+	mustRelease(t, mustLease(t, rwb.ReadLock(), ctxFor(t, 20*time.Second)))
+	syncRead(t, fa, p+"/rw")
+	if again := idleLease(t, rwa.ReadLock()); again != read {
+		t.Fatalf("kazoo read re-grant after another reader got %s, want %s", again, read)
+	}
+	mustRelease(t, mustLease(t, rwb.WriteLock(), ctxFor(t, 20*time.Second)))
+	if err := errors.Join(a.Close(ctxFor(t, 10*time.Second)), rwa.Close(ctxFor(t, 10*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	zktest.CheckNoWatches(t, shared, fa, fb)
+}

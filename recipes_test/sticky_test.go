@@ -1,7 +1,9 @@
 package recipes_test
 
 import (
+	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,6 +50,9 @@ func TestStickyRegrantMakesNoRequests(t *testing.T) {
 	node, token := idleOnce(t, m)
 	if kids := zktest.Children(t, fw, p); len(kids) != 1 {
 		t.Fatalf("after a sticky release the directory holds %v, want our idle node", kids)
+	}
+	if n := fw.Watches(); n != 1 {
+		t.Fatalf("the idle node holds %d watches, want 1 (the directory's)", n)
 	}
 	proxy.ResetCounts()
 	for range 50 {
@@ -176,4 +181,78 @@ func TestStickyRefusedAfterTheSessionExpired(t *testing.T) {
 		t.Fatal(err)
 	}
 	zktest.CheckNoWatches(t, shared, fa)
+}
+
+// Issue 28: a sticky lease behaves as any lease when another client deletes its node: Done
+// closes and Err wraps ErrLockLost and ErrNodeDeleted, and Release returns nil; the next Acquire
+// queues a new node. Neither the first lease of a sticky lock nor a local re-grant sets a watch
+// on its own node: the slot's directory watch tells them, and the lock holds one watch.
+func TestStickyLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
+	for _, regrant := range []bool{false, true} {
+		t.Run(map[bool]string{false: "first lease", true: "local re-grant"}[regrant], func(t *testing.T) {
+			fa, fb := zktest.Connect(t, shared), zktest.Connect(t, shared)
+			p := lockPath(t)
+			a := stickyMutex(t, fa, p, time.Minute)
+			if regrant {
+				idleOnce(t, a)
+			}
+			l := mustAcquire(t, a, 10*time.Second)
+			zktest.Eventually(t, 10*time.Second, "one watch", func() bool { return fa.Watches() == 1 })
+			if err := fb.Delete(ctxFor(t, 10*time.Second), l.Path()); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-l.Done():
+			case <-time.After(20 * time.Second):
+				t.Fatal("the lease was not told that its node was deleted")
+			}
+			if err := l.Err(); !errors.Is(err, recipes.ErrLockLost) || !errors.Is(err, recipes.ErrNodeDeleted) {
+				t.Fatalf("Err = %v, want ErrLockLost and ErrNodeDeleted", err)
+			}
+			mustRelease(t, l)
+			l2 := mustAcquire(t, a, 10*time.Second)
+			if l2.Path() == l.Path() {
+				t.Fatalf("re-granted the deleted node %s", l.Path())
+			}
+			mustRelease(t, l2)
+			if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			zktest.CheckNoWatches(t, shared, fa, fb)
+		})
+	}
+}
+
+// Issue 28: sticky mutexes of two sessions alternating on one lock (the worst case for caching)
+// never admit two holders and never hang, and a TryAcquire while a local lease holds the cached
+// node is ErrSelfLocked, with no request.
+func TestStickyAlternatingSessionsExclude(t *testing.T) {
+	fa, fb := zktest.Connect(t, shared), zktest.Connect(t, shared)
+	p := lockPath(t)
+	var g zktest.Gauge
+	var wg sync.WaitGroup
+	for _, fw := range []*framework.Framework{fa, fb} {
+		m := stickyMutex(t, fw, p, time.Minute)
+		contend(t, &wg, 40, &g, 0, func() (func() error, error) {
+			l, err := m.Acquire(ctxFor(t, 30*time.Second))
+			if err != nil {
+				return nil, err
+			}
+			return func() error { return l.Release(ctxFor(t, 10*time.Second)) }, nil
+		})
+		t.Cleanup(func() { m.Close(context.Background()) })
+	}
+	wg.Wait()
+	if g.Max() != 1 {
+		t.Fatalf("%d holders at once, want 1", g.Max())
+	}
+	m := stickyMutex(t, fa, lockPath(t), time.Minute)
+	l := mustAcquire(t, m, 10*time.Second)
+	if _, err := m.TryAcquire(ctxFor(t, 10*time.Second)); !errors.Is(err, recipes.ErrSelfLocked) {
+		t.Fatalf("TryAcquire while a local lease holds: %v, want ErrSelfLocked", err)
+	}
+	mustRelease(t, l)
+	if err := m.Close(ctxFor(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
 }
