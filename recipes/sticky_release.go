@@ -26,8 +26,9 @@ func (s *slot) release(ctx context.Context, n *node) error {
 }
 
 // keep decides at a release whether the slot's node stays, and if so hands it to the next local
-// waiter or makes it idle. The first release lists the directory with a watch (one read): the
-// listing must show our node and no conflicting contender, and its watch reports the next one.
+// waiter or makes it idle. It needs the directory watch of a listing that showed our node and
+// no conflicting contender: the one armDir set at the first grant (waited for while in flight),
+// else one it sets now (one read; after a handoff grant, or when armDir failed).
 func (s *slot) keep(ctx context.Context) bool {
 	c := s.c
 	c.mu.Lock()

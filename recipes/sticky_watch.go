@@ -52,12 +52,7 @@ func (s *slot) recheck() {
 		}
 		c.mu.Unlock()
 	case v == listConflict && s.state == slotHeld:
-		s.conflict = true
-		for _, q := range s.waiters {
-			q <- nil
-		}
-		s.waiters = nil
-		c.mu.Unlock()
+		s.conflicted()
 	default:
 		s.drop(v)
 	}
@@ -75,7 +70,10 @@ func (s *slot) drop(v listVerdict) {
 		if holder != nil {
 			holder.deleted()
 		}
-	case held: // its release deletes it
+	case held: // its release deletes it; until then its own node's watch tells it of a delete
+		if holder != nil {
+			holder.watchOwn(nil)
+		}
 	default:
 		c.lock.fw.DeleteInBackground(s.path)
 	}
@@ -120,8 +118,7 @@ func (s *slot) armDir(done chan struct{}) {
 		s.watchDir(w)
 		c.mu.Unlock()
 	case listConflict:
-		s.conflict = true
-		c.mu.Unlock()
+		s.conflicted()
 	case listMissing:
 		s.drop(v)
 	default:
@@ -130,5 +127,23 @@ func (s *slot) armDir(done chan struct{}) {
 		if holder != nil {
 			holder.watchOwn(nil)
 		}
+	}
+}
+
+// conflicted records a conflicting contender seen while a local lease holds the node, and
+// unlocks c.mu: the release deletes the node, local waiters take the normal way (behind the
+// contender), and, the directory no longer being watched, the holder watches its own node
+// for a delete as a plain lease does.
+func (s *slot) conflicted() {
+	c := s.c
+	s.conflict = true
+	for _, q := range s.waiters {
+		q <- nil
+	}
+	s.waiters = nil
+	holder := s.holder
+	c.mu.Unlock()
+	if holder != nil {
+		holder.watchOwn(nil)
 	}
 }

@@ -141,7 +141,8 @@ func TestStickyRefusedOptions(t *testing.T) {
 }
 
 // Issue 28: sticky locks leave no goroutine behind once their nodes are gone and the framework
-// is closed, through re-grants, a handover to another session, the idle time and Close.
+// is closed, through re-grants, a handover to another session, the idle time, Close, and an
+// idle node ended by the framework's close (its session takes the node).
 func TestStickyLeavesNoGoroutines(t *testing.T) {
 	zktest.CheckGoroutines(t)
 	fa, fb := zktest.Connect(t, shared), zktest.Connect(t, shared)
@@ -161,7 +162,12 @@ func TestStickyLeavesNoGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	zktest.CheckNoWatches(t, shared, fa, fb)
+	idleOnce(t, stickyMutex(t, fa, p, time.Minute)) // left idle: the framework's close ends it
 	fa.Close()
+	if kids := zktest.Children(t, fb, p); len(kids) != 0 {
+		t.Fatalf("after the framework closed: %v, want nothing", kids)
+	}
+	zktest.CheckNoWatches(t, shared, fb)
 	fb.Close()
 }
 

@@ -256,3 +256,41 @@ func TestStickyAlternatingSessionsExclude(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Issue 28: once a conflicting contender is seen while a sticky lease is held, the directory is
+// no longer watched, so the lease watches its own node (one getData) as a plain lease does: a
+// delete by another client still ends it at the notification.
+func TestStickyLeaseAfterAConflictWatchesItsNode(t *testing.T) {
+	proxy := zktest.NewProxy(t, shared.Servers()[0])
+	fa, fb := zktest.Connect(t, shared, framework.WithDialer(proxy.Dialer())), zktest.Connect(t, shared)
+	p := lockPath(t)
+	a := stickyMutex(t, fa, p, time.Minute)
+	idleOnce(t, a)
+	l := mustAcquire(t, a, 10*time.Second)
+	proxy.ResetCounts()
+	got := leaseAsync(t, "contender", 30*time.Second, mustMutex(t, fb, p).Acquire)
+	zktest.Eventually(t, 10*time.Second, "the held lease to watch its own node", func() bool {
+		return proxy.Requests()[zktest.OpGetData] == 1
+	})
+	if err := fb.Delete(ctxFor(t, 10*time.Second), l.Path()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-l.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the lease was not told that its node was deleted")
+	}
+	if err := l.Err(); !errors.Is(err, recipes.ErrNodeDeleted) {
+		t.Fatalf("Err = %v, want ErrNodeDeleted", err)
+	}
+	mustRelease(t, l)
+	lb := receive(t, got, "the contender's grant")
+	if lb == nil {
+		t.FailNow()
+	}
+	mustRelease(t, lb)
+	if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	zktest.CheckNoWatches(t, shared, fa, fb)
+}
