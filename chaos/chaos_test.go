@@ -86,6 +86,9 @@ func runTable(t *testing.T, rows []Scenario, cfg Config) []*Result {
 			if r.CutsFired > 0 {
 				t.Logf("%d of %d faults were reply cuts that hit a request", r.CutsFired, r.Faults)
 			}
+			if r.Reused > 0 {
+				t.Logf("%d of %d grants re-used the node of an earlier grant (sticky local re-grants)", r.Reused, r.Ops)
+			}
 			for _, why := range r.RefusedWhy {
 				t.Logf("refused write: %s", why)
 			}
@@ -114,7 +117,7 @@ func report(t *testing.T, r *Result) {
 	t.Errorf("seed=%d: %s", r.Seed, buf.String())
 }
 
-// The fast suite: rows 1, 2, 6, 8, 9, 10, 13, 14, 16, 18, 19, 23, 25, 29 with short
+// The fast suite: rows 1, 2, 6, 8, 9, 10, 13, 14, 16, 18, 19, 23, 25, 29, 30 with short
 // phases (row 21, the checkers' self-tests, is TestSelfTest*).
 func TestChaosFast(t *testing.T) {
 	if *flagFull {

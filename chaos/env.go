@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -23,6 +25,11 @@ type Env struct {
 	ledger  *ledger
 	clients []*Client
 	pins    pinDesk // the nemesis's pins on holders
+	// nodeHolds: node path -> the first op that held it (FenceByNode)
+	nodeHolds sync.Map
+	// extras are closed after the clients: contenders outside the clients (Curator JVMs)
+	extras []func()
+	reused atomic.Int64 // grants on a node an earlier grant held (FenceByNode)
 }
 
 // Client is one ZooKeeper session of the workload, reached through its own

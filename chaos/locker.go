@@ -33,6 +33,7 @@ type Part struct {
 	Res   string                                   // the lock path
 	Token func(ctx context.Context) (int64, error) // the fencing token
 	Guard func() framework.Op                      // the guard op for Multi
+	Node  string                                   // the lock node, when known (FenceByNode)
 }
 
 // leaseHolder adapts a held lease (recipes.Held: a *Lease or a
@@ -75,7 +76,7 @@ func sessionOf(h Holder) int64 {
 
 // leasePart fences with the lease's own token and guard.
 func leasePart(l recipes.Held, res string) Part {
-	return Part{Res: res, Token: l.Token, Guard: l.Guard}
+	return Part{Res: res, Token: l.Token, Guard: l.Guard, Node: l.Path()}
 }
 
 // multiHolder adapts a *recipes.MultiLease.

@@ -41,6 +41,8 @@ type Scenario struct {
 	// a cancel) would block its lock for as long as that session lives. The clean checker
 	// reports each, beside what is left after the clients closed.
 	LiveOrphans bool
+	// Phase, when longer than the run's, is this row's fault phase (room for more faults).
+	Phase time.Duration
 }
 
 // Config is how a scenario runs.
@@ -74,6 +76,7 @@ type Result struct {
 	Overlaps    int
 	OverlapMax  time.Duration
 	CutsFired   int // reply cuts (cut-create, cut-delete) that hit a request
+	Reused      int // grants on a node an earlier grant held: sticky local re-grants (row 30)
 	History     *History
 	HistoryFile string
 }
@@ -102,6 +105,9 @@ func Run(ctx context.Context, cluster *zktest.Cluster, sc Scenario, cfg Config) 
 	}
 	for _, c := range e.clients {
 		c.close()
+	}
+	for _, f := range e.extras {
+		f()
 	}
 	if err != nil {
 		return res, err
@@ -133,7 +139,7 @@ func runWorkload(ctx context.Context, e *Env, sc Scenario, cfg Config) (int64, e
 		return 0, err
 	}
 	n := &nemesis{e: e, rng: rand.New(rand.NewPCG(cfg.Seed, 0xfa17))}
-	end := time.Now().Add(cfg.Phase)
+	end := time.Now().Add(max(cfg.Phase, sc.Phase))
 	for len(sc.Faults) > 0 && ctx.Err() == nil {
 		sleepCtx(ctx, sc.Gap/2+time.Duration(n.rng.Int64N(int64(sc.Gap)+1)))
 		if time.Now().After(end) {
@@ -199,7 +205,7 @@ func startWorkers(ctx, wctx context.Context, e *Env, sc Scenario, cfg Config, wg
 			go func() { defer wg.Done(); w.run(wctx) }()
 		}
 	}
-	return nil
+	return startCurators(ctx, wctx, e, spec, cfg, wg)
 }
 
 // judge runs every checker over the finished run.
@@ -216,6 +222,7 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 		checkLive(v, ix, quiet, liveBound(e, sc.Workload))
 	}
 	res.Orphans = checkClean(ctx, e, v, baseline)
+	res.Reused = int(e.reused.Load())
 	lat, late := notifyStats(v, ix, cfg.T, cfg.Strict)
 	res.NotifyP50, res.NotifyMax, res.NotifyLate = percentile(lat, 50), percentile(lat, 100), late
 	res.Stall = longestStall(ix, e.lockPath(0))
@@ -250,7 +257,7 @@ func judge(ctx context.Context, e *Env, sc Scenario, cfg Config, res *Result, qu
 // blocking reports whether a workload's contenders keep waiting (so that
 // liveness applies to each of them).
 func blocking(w Workload) bool {
-	return w == WMutex || w == WRW || w == WSem || w == WMulti || w == WTxMulti || w == WLeader || w == WSelector
+	return w == WMutex || w == WRW || w == WSem || w == WMulti || w == WTxMulti || w == WLeader || w == WSelector || w == WSticky
 }
 
 // readRegisters reads every znode register of the run.

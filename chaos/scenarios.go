@@ -21,7 +21,8 @@ var Full = Size{N: 32, Small: 8, CS: 20 * time.Millisecond, Gap: 6 * time.Second
 // parser's unit test in driver/, row 21 the self-tests of this package),
 // then rows 22-24: leader election under faults that end terms (issue 10),
 // rows 25-28: stopping holders (issue 16), row 29: the transactional
-// multi-lock under lost replies of its transaction, expiries and cancels (issue 18).
+// multi-lock under lost replies of its transaction, expiries and cancels (issue 18), row 30: sticky
+// leases under faults (issue 28, sticky.go).
 func Table(s Size) []Scenario {
 	mutex := func(n int) WorkloadSpec { return WorkloadSpec{Kind: WMutex, Clients: n, CS: s.CS} }
 	// A term lasts up to 10 critical sections, over which the leader writes.
@@ -79,6 +80,8 @@ func Table(s Size) []Scenario {
 		{Row: 28, Name: "stopping command under zklock exec, holder reset/blackhole 0.4T", Script: scriptRow28, Handoff: true},
 		{Row: 29, Name: "tx multi-lock random orders, create-reply cut/expiry/cancel", Workload: txMulti(s.N, s.CS),
 			Faults: []FaultKind{CutCreate, Expire}, Gap: s.Gap / 3, LiveOrphans: true},
+		{Row: 30, Name: "sticky mutexes and rw locks with affinity, plain Go and Curator contenders, resets/blackholes/expiry/kills/cuts",
+			Workload: stickyRow(s), Faults: stickyFaults, Gap: s.Gap / 3, Phase: 20 * time.Second, LiveOrphans: true, Handoff: true},
 	}
 }
 
@@ -96,4 +99,4 @@ const (
 )
 
 // FastRows are the rows CI runs (reliability.md §A4 harness notes).
-var FastRows = map[int]bool{1: true, 2: true, 6: true, 8: true, 9: true, 10: true, 13: true, 14: true, 16: true, 18: true, 19: true, 23: true, 25: true, 29: true}
+var FastRows = map[int]bool{1: true, 2: true, 6: true, 8: true, 9: true, 10: true, 13: true, 14: true, 16: true, 18: true, 19: true, 23: true, 25: true, 29: true, 30: true}

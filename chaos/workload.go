@@ -26,6 +26,9 @@ type OpSpec struct {
 	// each only while Done is open (a leader acting on its term); otherwise
 	// one write is made, Done or not.
 	Writes int
+	// FenceByNode fences per node rather than per acquisition: every hold on one node (a sticky
+	// lock's local re-grants, which keep the node and its token) is one fencing epoch (sticky.go).
+	FenceByNode bool
 }
 
 // Picker chooses a worker's next acquisition.
@@ -106,6 +109,9 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 	h.Add(Event{Proc: w.proc, Kind: AcqOK, Res: spec.Res, Mode: spec.Mode, Op: op, Detail: fmt.Sprint(len(parts)), Sess: sessionOf(got)})
 	for _, p := range parts {
 		w.e.ledger.grant(p.Res, belief{proc: w.proc, op: op, mode: spec.Mode, k: spec.K, done: got.Done()})
+		if spec.FenceByNode && p.Node != "" && w.e.nodeHold(p.Node, op) != op {
+			w.e.reused.Add(1) // a grant on a node an earlier grant held: a sticky local re-grant
+		}
 	}
 	released := make(chan struct{})
 	go func() {
@@ -122,14 +128,14 @@ func (w *worker) hold(ctx context.Context, spec OpSpec, op int64, got Holder) {
 		w.act(ctx, spec, op, got, parts)
 	} else {
 		if spec.Write {
-			w.write(ctx, op, parts, 1)
+			w.write(ctx, op, parts, 1, spec.FenceByNode)
 		}
 		w.work(ctx, got, time.Duration(w.rng.Int64N(int64(w.cs)+1)))
 	}
 	if !w.state.CompareAndSwap(holding, idle) {
 		w.waitPinned(got)
 		if spec.Write {
-			w.write(ctx, op, parts, max(2, spec.Writes+1)) // a late write, as a holder that does not watch Done makes
+			w.write(ctx, op, parts, max(2, spec.Writes+1), spec.FenceByNode) // a late write, as a holder that does not watch Done makes
 		}
 	}
 	if w.stopMax > 0 {
@@ -188,7 +194,7 @@ func (w *worker) act(ctx context.Context, spec OpSpec, op int64, got Holder, par
 			return
 		}
 		if spec.Write {
-			w.write(ctx, op, parts, i)
+			w.write(ctx, op, parts, i, spec.FenceByNode)
 		}
 		w.work(ctx, got, time.Duration(w.rng.Int64N(int64(w.cs)/int64(spec.Writes)+1)))
 	}
@@ -241,15 +247,20 @@ func (e *Env) checkOneNode(ctx context.Context, proc string, op int64, got Holde
 }
 
 // write offers one fenced write per part: to the Fence with the part's
-// token, and to the part's znode register through Multi(Guard, SetOp).
-func (w *worker) write(ctx context.Context, op int64, parts []Part, n int) {
+// token, and to the part's znode register through Multi(Guard, SetOp). With byNode, the
+// write's hold is its node's (nodeHold), not the acquisition.
+func (w *worker) write(ctx context.Context, op int64, parts []Part, n int, byNode bool) {
 	h := w.e.H
 	for _, p := range parts {
 		tctx, cancel := context.WithTimeout(ctx, 2*w.e.T)
 		tok, err := p.Token(tctx)
 		if err == nil {
-			w.e.Fence.Write(w.proc, op, p.Res, tok)
-			elem := fmt.Sprintf("%s#%d#%d", w.proc, op, n)
+			fop, elem := op, fmt.Sprintf("%s#%d#%d", w.proc, op, n)
+			if byNode && p.Node != "" {
+				fop = w.e.nodeHold(p.Node, op)
+				elem = fmt.Sprintf("%s#n%d#%s.%d.%d", w.c.Name, fop, w.proc, op, n) // elemOp: the node's hold
+			}
+			w.e.Fence.Write(w.proc, fop, p.Res, tok)
 			err = zkWrite(tctx, w.c.FW, p.Guard(), w.e.dataPath(p.Res), tok, elem)
 			ev := Event{Proc: w.proc, Kind: Write, Res: "zk:" + p.Res, Op: op, Token: tok, OK: err == nil, Detail: elem}
 			if err != nil {

@@ -31,6 +31,9 @@ const (
 	// WSelector: the same with a LeaderSelector (AutoRequeue) whose takeover
 	// returns to give leadership up.
 	WSelector Workload = "selector"
+	// WSticky: sticky mutexes and read-write locks with affinity, plain Go contenders and
+	// Curator JVMs on the same paths (row 30, sticky.go).
+	WSticky Workload = "sticky"
 )
 
 // WorkloadSpec sizes a workload.
@@ -47,6 +50,9 @@ type WorkloadSpec struct {
 	// below the loss grace), records Stopped, and only then releases; a selector's takeover
 	// returns only then. The handoff checker judges such rows.
 	StopMin, StopMax time.Duration
+	// WSticky: the last Plain of the Clients use plain (non-sticky) locks; Curator JVMs contend
+	// on the same paths; a sticky client takes Own % of its acquisitions on its own paths.
+	Plain, Curator, Own int
 }
 
 // lockPath is the run's i-th lock directory.
@@ -55,7 +61,7 @@ func (e *Env) lockPath(i int) string { return fmt.Sprintf("%s/locks/l%d", e.Root
 // lockPaths returns the lock paths a workload uses.
 func (s WorkloadSpec) lockPaths(e *Env) []string {
 	n := 1
-	if s.Kind == WMulti || s.Kind == WTxMulti {
+	if s.Kind == WMulti || s.Kind == WTxMulti || s.Kind == WSticky {
 		n = max(2, s.Paths)
 	}
 	out := make([]string, n)
@@ -119,6 +125,8 @@ func (s WorkloadSpec) picker(e *Env, c *Client) (Picker, error) {
 		return s.txMultiPicker(e, c, long), nil
 	case WLeader, WSelector:
 		return s.electionPicker(e, c, long)
+	case WSticky:
+		return s.stickyPicker(e, c)
 	}
 	return nil, fmt.Errorf("chaos: unknown workload %q", s.Kind)
 }
