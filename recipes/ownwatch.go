@@ -52,7 +52,7 @@ func (n *node) onOwnEvent(w *framework.Watch) {
 func (n *node) armOwn() {
 	rw := newRewatch(n.fw.Logger(), n.fw.RetryPolicy(), "the lease's node for its deletion", n.path)
 	for n.ctx.Err() == nil {
-		_, _, w, err := n.fw.GetW(n.ctx, n.path)
+		_, _, w, err := n.fw.GetW(framework.Inline(n.ctx), n.path) // inline: this goroutine is the watch's own
 		switch {
 		case errors.Is(err, framework.ErrNoNode):
 			n.deleted()

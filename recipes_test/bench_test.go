@@ -3,7 +3,6 @@ package recipes_test
 import (
 	"context"
 	"fmt"
-	"runtime/metrics"
 	"sync"
 	"syscall"
 	"testing"
@@ -22,16 +21,6 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// goroutinesCreated is the number of goroutines this process has started so far.
-func goroutinesCreated() uint64 {
-	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
 }
 
 // BenchmarkMutex measures acquire+release cycles of the mutex against the shared zktest
