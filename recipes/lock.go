@@ -220,7 +220,7 @@ func (l *Lock) acquireLeaseIf(ctx context.Context, drv driver.Driver, try bool, 
 		return nil, err
 	}
 	start := time.Now()
-	g, err := l.acquireOff(ctx, drv, try)
+	g, err := l.acquire(ctx, drv, try)
 	if err != nil {
 		return nil, fmt.Errorf("recipes: acquire %s: %w", l.path, err)
 	}
