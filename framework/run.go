@@ -206,9 +206,9 @@ type inlineKey struct{}
 // goroutine, with no goroutine beside each of them: ctx's end is then seen between requests,
 // not during one. It is for a goroutine that nobody leaves early, or that someone else waits for
 // under ctx, so that that wait still ends at once: a held lease's watch on its node, a create of
-// CreateAndList. A context derived
-// from the result with a Done of its own (WithTimeout, WithCancel: a cleanup's bound, say) is
-// not inline: its requests run beside it again, so that its own end is honoured at once.
+// CreateAndList. A context derived from the result with a Done of its own (WithTimeout,
+// WithCancel: a cleanup's bound, say) is not inline: its requests run beside it again, so that
+// its own end is honoured at once.
 func Inline(ctx context.Context) context.Context {
 	return context.WithValue(ctx, inlineKey{}, ctx.Done())
 }
