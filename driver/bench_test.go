@@ -19,7 +19,7 @@ func contenders(n int, lockName string) ([]string, string) {
 }
 
 func BenchmarkEvaluate(b *testing.B) {
-	for _, n := range []int{10, 10000} {
+	for _, n := range []int{10, 64, 10000} {
 		for _, tc := range []struct {
 			name string
 			d    Driver

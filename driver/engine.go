@@ -13,11 +13,51 @@ type keyed struct {
 	pos       int
 }
 
+// numbered is a child whose key is a sequence (seqOf), by its position in the listing: no
+// pointers, so sorting moves 16 bytes and runs no write barrier.
+type numbered struct {
+	seq uint64
+	pos int
+}
+
+// seqDigits is the width of ZooKeeper's sequence suffix.
+const seqDigits = 10
+
 // Sort returns a new slice with children sorted stably, byte-wise on d.SortKey; children is
 // not modified and nothing is filtered out. A nil d sorts by the whole names. It computes
 // each key once, breaks ties by listing position (hence stable) and costs O(n log n) time
-// and two allocations.
+// and two allocations (three when some key is not a sequence). When every key is ten decimal
+// digits (every sequential contender's), the keys sort as numbers, which for keys of one width
+// is the byte-wise order, at a fraction of its cost: the contended acquire sorts the whole
+// directory on every listing (issue 27).
 func Sort(d Driver, children []string) []string {
+	ns := make([]numbered, len(children))
+	for i, c := range children {
+		key := c
+		if d != nil {
+			key = d.SortKey(c)
+		}
+		seq, ok := seqOf(key)
+		if !ok {
+			return sortKeyed(d, children)
+		}
+		ns[i] = numbered{seq: seq, pos: i}
+	}
+	slices.SortFunc(ns, func(a, b numbered) int {
+		if c := cmp.Compare(a.seq, b.seq); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	sorted := make([]string, len(ns))
+	for i, n := range ns {
+		sorted[i] = children[n.pos]
+	}
+	return sorted
+}
+
+// sortKeyed is Sort for any keys: byte-wise on the key strings.
+func sortKeyed(d Driver, children []string) []string {
 	ks := make([]keyed, len(children))
 	for i, c := range children {
 		ks[i] = keyed{key: c, name: c, pos: i}
@@ -31,6 +71,22 @@ func Sort(d Driver, children []string) []string {
 		sorted[i] = k.name
 	}
 	return sorted
+}
+
+// seqOf returns key as a number when it is exactly seqDigits decimal digits.
+func seqOf(key string) (uint64, bool) {
+	if len(key) != seqDigits {
+		return 0, false
+	}
+	var n uint64
+	for i := range len(key) {
+		c := key[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + uint64(c)
+	}
+	return n, true
 }
 
 // compareKeyed orders byte-wise by key, then by listing position.

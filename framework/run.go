@@ -199,16 +199,25 @@ func (f *Framework) rel(full string) string {
 }
 
 // inlineKey marks a context whose requests run on the caller's goroutine although the context
-// can end: the caller is itself a goroutine that someone else waits for under ctx (CreateAndList's
-// create), so a second goroutine beside each of its requests would only cost a hand-off.
+// can end (see Inline); its value is the Done channel of the context it marked.
 type inlineKey struct{}
 
-// withInline marks ctx so that call and callTracked run requests on the calling goroutine.
-func withInline(ctx context.Context) context.Context {
-	return context.WithValue(ctx, inlineKey{}, true)
+// Inline returns ctx marked so that the Framework's requests under it run on the calling
+// goroutine, with no goroutine beside each of them: ctx's end is then seen between requests,
+// not during one. It is for a goroutine that nobody leaves early, or that someone else waits for
+// under ctx, so that that wait still ends at once: a held lease's watch on its node, a create of
+// CreateAndList. A context derived from the result with a Done of its own (WithTimeout,
+// WithCancel: a cleanup's bound, say) is not inline: its requests run beside it again, so that
+// its own end is honoured at once.
+func Inline(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inlineKey{}, ctx.Done())
 }
 
+// withInline is Inline, for the Framework's own goroutines.
+func withInline(ctx context.Context) context.Context { return Inline(ctx) }
+
+// inlined reports whether ctx is (or shares the Done of) a context marked by Inline.
 func inlined(ctx context.Context) bool {
-	v, _ := ctx.Value(inlineKey{}).(bool)
-	return v
+	d, ok := ctx.Value(inlineKey{}).(<-chan struct{})
+	return ok && d == ctx.Done()
 }

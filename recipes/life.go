@@ -41,6 +41,7 @@ type node struct {
 	released bool        // the owner let go, or the grace passed: the node is being deleted
 	grace    *time.Timer // runs while lost and not yet released
 	onEnd    func()      // optional: runs once when the node is released or lost
+	stopOwn  func() bool // stops the own watch's handler (ownwatch.go); nil until it is set
 	endOnce  sync.Once
 }
 
@@ -134,6 +135,9 @@ func (n *node) letGo() bool {
 	n.released = true
 	if n.grace != nil {
 		n.grace.Stop()
+	}
+	if n.stopOwn != nil {
+		n.stopOwn()
 	}
 	n.mu.Unlock()
 	n.lock.mine.Delete(path.Base(n.path))

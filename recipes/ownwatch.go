@@ -24,10 +24,24 @@ import (
 // on it, or (w nil) through one set now on a goroutine of its own.
 func (n *node) watchOwn(w *framework.Watch) {
 	if w != nil {
-		context.AfterFunc(w.Fired(), func() { n.ownEvent(w) })
+		n.onOwnEvent(w)
 		return
 	}
 	go n.armOwn()
+}
+
+// onOwnEvent runs ownEvent once w fires, unless the lease is let go first: letGo stops it
+// (stopOwn) before the node's own delete is sent, so a release, whose delete fires the watch,
+// starts no goroutine for an event that is no news.
+func (n *node) onOwnEvent(w *framework.Watch) {
+	stop := context.AfterFunc(w.Fired(), func() { n.ownEvent(w) })
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.released {
+		stop()
+		return
+	}
+	n.stopOwn = stop
 }
 
 // armOwn sets the data watch on our node while the lease is held. A node already gone is
@@ -38,7 +52,7 @@ func (n *node) watchOwn(w *framework.Watch) {
 func (n *node) armOwn() {
 	rw := newRewatch(n.fw.Logger(), n.fw.RetryPolicy(), "the lease's node for its deletion", n.path)
 	for n.ctx.Err() == nil {
-		_, _, w, err := n.fw.GetW(n.ctx, n.path)
+		_, _, w, err := n.fw.GetW(framework.Inline(n.ctx), n.path) // inline: this goroutine is the watch's own
 		switch {
 		case errors.Is(err, framework.ErrNoNode):
 			n.deleted()
@@ -52,7 +66,7 @@ func (n *node) armOwn() {
 			continue
 		}
 		rw.ok()
-		context.AfterFunc(w.Fired(), func() { n.ownEvent(w) })
+		n.onOwnEvent(w)
 		return
 	}
 }

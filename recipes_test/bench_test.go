@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,9 +13,21 @@ import (
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
+// processCPU is this process's user+system CPU time so far (the ZooKeeper server is another
+// process): the client CPU that the benchmarks report per cycle as cpu-us/op.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkMutex measures acquire+release cycles of the mutex against the shared zktest
 // server: uncontended (one session) and contended (8 sessions on one path). Client CPU and
-// allocations per cycle come from -cpuprofile/-memprofile and -benchmem; the benchmark driver
+// allocations per cycle come from -cpuprofile/-memprofile and -benchmem, and it reports the
+// process's CPU (cpu-us/op: the client's, the server is another process) and the goroutines it
+// started (goroutines/op) per cycle; the benchmark driver
 // (make bench) compares against the peers.
 //
 // ctx=background runs each request on the caller's goroutine; ctx=cancellable (any context
@@ -38,6 +51,7 @@ func BenchmarkMutex(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0, g0 := processCPU(), goroutinesCreated()
 			var wg sync.WaitGroup
 			per := b.N/sessions + 1
 			for _, m := range ms {
@@ -64,6 +78,10 @@ func BenchmarkMutex(b *testing.B) {
 				}()
 			}
 			wg.Wait()
+			b.StopTimer()
+			ops := float64(per * sessions)
+			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/ops, "cpu-us/op")
+			b.ReportMetric(float64(goroutinesCreated()-g0)/ops, "goroutines/op")
 		})
 	}
 }

@@ -1,0 +1,47 @@
+package driver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// Sort's numeric fast path (every key ten digits) must give exactly the byte-wise, stable
+// order of sortKeyed, which any other listing takes: duplicates keep their listing order, and
+// a listing with one key of another form (an overflowed sequence, a fixed name) sorts by bytes.
+func TestSortSequencesAsBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 27))
+	seqName := func(seq uint64) string {
+		return fmt.Sprintf("_c_%08x-9423-4e0c-a7b5-9f819e3ec2e1-lock-%010d", r.Uint32(), seq)
+	}
+	for _, tc := range []struct {
+		name     string
+		children []string
+	}{
+		{"empty", nil},
+		{"one", []string{"lock-0000000007"}},
+		{"sequences", []string{"lock-0000000010", "lock-0000000002", "lock-9999999999", "lock-0000000000"}},
+		{"duplicate keys keep listing order", []string{"b-lock-0000000003", "a-lock-0000000003", "c-lock-0000000001"}},
+		{"overflowed sequence", []string{"lock-0000000002", "lock--2147483648", "lock-0000000001"}},
+		{"short key", []string{"lock-0000000002", "lock-12", "lock-0000000001"}},
+		{"letters", []string{"lock-00000000a1", "lock-0000000002", "lock-0000000001"}},
+		{"no lock name", []string{"zzz0000000000", "lock-0000000001"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, want := Sort(Exclusive(), tc.children), sortKeyed(Exclusive(), tc.children); !slices.Equal(got, want) {
+				t.Fatalf("Sort = %q, want the byte-wise order %q", got, want)
+			}
+		})
+	}
+	for i := range 200 {
+		n := r.IntN(80)
+		children := make([]string, n)
+		for j := range children {
+			children[j] = seqName(r.Uint64N(1<<uint(r.IntN(34)+1)) % 10_000_000_000)
+		}
+		if got, want := Sort(Exclusive(), children), sortKeyed(Exclusive(), children); !slices.Equal(got, want) {
+			t.Fatalf("random listing %d: Sort = %q, want the byte-wise order %q", i, got, want)
+		}
+	}
+}
