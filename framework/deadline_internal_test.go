@@ -112,14 +112,16 @@ func TestDeadlineWhileSuspended(t *testing.T) {
 }
 
 // The epoch's timer re-arms while replies come in and ends the epoch once they stop, without
-// any Err call; an epoch that ends otherwise stops it.
+// any Err call; an epoch that ends otherwise stops it. T is long enough (deadline 1 s, a reply
+// every 50 ms) that only a stall of the test's own goroutine for a second ends the epoch early:
+// with T = 300 ms a 201 ms stall of the ticker's goroutine did, once, under -race in CI.
 func TestDeadlineTimer(t *testing.T) {
-	const T = 300 * time.Millisecond // deadline 200 ms
+	const T = 1500 * time.Millisecond // deadline 1 s
 	m, posted, lastRead, cuts := clockedMachine(StandardPolicy, T)
 	m.onEvent(session(zk.StateHasSession), 1)
 	_, epoch, _ := m.snapshot()
-	replies := time.NewTicker(T / 10)
-	for end := time.After(3 * T); ; { // replies for 3 T: the epoch lives on
+	replies := time.NewTicker(T / 30)
+	for end := time.After(2 * T); ; { // replies for 2 T, three deadlines: the epoch lives on
 		select {
 		case <-replies.C:
 			lastRead.Store(monoNow())
