@@ -28,3 +28,21 @@ func StickyWaiters(l *Lock) int {
 	}
 	return len(c.slot.waiters)
 }
+
+// SetStickyAwaitHook makes every local sticky waiter whose ctx has ended call fn before it
+// looks whether the slot was handed to it. remove undoes it.
+func SetStickyAwaitHook(fn func()) (remove func()) {
+	stickyAwaitHook.Store(&fn)
+	return func() { stickyAwaitHook.Store(nil) }
+}
+
+// StickyConflicted reports whether l's sticky slot, held, has seen a conflicting contender.
+func StickyConflicted(l *Lock) bool {
+	c := l.sticky
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.slot != nil && c.slot.conflict
+}
