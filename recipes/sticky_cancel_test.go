@@ -22,15 +22,11 @@ func TestStickyCancelledWaiterDoesNotBlockOnSilentConnection(t *testing.T) {
 	fa := testFramework(t, framework.WithDialer(proxy.Dialer()), framework.WithErrorPolicy(framework.SessionPolicy))
 	fb := testFramework(t)
 	p := "/sticky-cancel/" + t.Name()
-	m, err := recipes.NewMutex(fa, p, recipes.WithSticky(time.Minute))
-	if err != nil {
-		t.Fatal(err)
+	m, node := stickyIdle(t, fa, p)
+	held, err := m.Acquire(testCtx(t, 10*time.Second)) // a local re-grant of the idle node
+	if err != nil || held.Path() != node {
+		t.Fatalf("Acquire = %v, %v; want the idle node %s", held, err, node)
 	}
-	held, err := m.Acquire(testCtx(t, 10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := held.Path()
 	var contender <-chan *recipes.Lease
 	var hookDone time.Time
 	defer recipes.SetStickyAwaitHook(func() {
