@@ -216,16 +216,7 @@ func tryAfterBlip(t *testing.T, held bool) {
 		release = recipes.HoldStickyHandlers()
 	}
 	defer release()
-	reconnected := make(chan struct{}, 1)
-	remove := fw.AddListener(func(s framework.ConnectionState) {
-		if s == framework.Reconnected {
-			select {
-			case reconnected <- struct{}{}:
-			default:
-			}
-		}
-	})
-	defer remove()
+	reconnected := zktest.StateSignal(t, fw, framework.Reconnected)
 	proxy.DropConnections()
 	select {
 	case <-reconnected:
