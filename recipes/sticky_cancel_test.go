@@ -18,8 +18,7 @@ import (
 // cleanup allowance of a live ctx); the delete goes on in the background, and once the
 // connection heals the node is gone: the contender gets the lock and nothing is left.
 func TestStickyCancelledWaiterDoesNotBlockOnSilentConnection(t *testing.T) {
-	proxy := zktest.NewProxy(t, servers()[0])
-	fa := testFramework(t, framework.WithDialer(proxy.Dialer()), framework.WithErrorPolicy(framework.SessionPolicy))
+	proxy, fa := proxiedFramework(t, framework.WithErrorPolicy(framework.SessionPolicy))
 	fb := testFramework(t)
 	p := "/sticky-cancel/" + t.Name()
 	m, node := stickyIdle(t, fa, p)

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
@@ -14,8 +13,7 @@ import (
 // normal way, makes sure that delete is done before it queues a node of its own: it waits for
 // it instead of sending a delete of its own (a repeated round trip, NoNode).
 func TestStickyAcquireAfterDropSendsNoSecondDelete(t *testing.T) {
-	proxy := zktest.NewProxy(t, servers()[0])
-	fa := testFramework(t, framework.WithDialer(proxy.Dialer()))
+	proxy, fa := proxiedFramework(t)
 	fb := testFramework(t)
 	p := "/sticky-flush/" + t.Name()
 	m, node := stickyIdle(t, fa, p)

@@ -205,8 +205,7 @@ func TestStickyTryAcquireAfterABlipEndedTheEpoch(t *testing.T) {
 }
 
 func tryAfterBlip(t *testing.T, held bool) {
-	proxy := zktest.NewProxy(t, servers()[0])
-	fw := testFramework(t, framework.WithDialer(proxy.Dialer()), framework.WithErrorPolicy(framework.StandardPolicy))
+	proxy, fw := proxiedFramework(t, framework.WithErrorPolicy(framework.StandardPolicy))
 	p := "/sticky-review/" + t.Name()
 	m, node := stickyIdle(t, fw, p)
 	defer m.Close(testCtx(t, 10*time.Second))
