@@ -13,13 +13,12 @@ import (
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
-// A squatter in one directory of a transactional multi-lock (a persistent node with a lock's
-// name, or a junk name) is a foreign node, as for a single lock (TestSquatterIsAForeignNode):
+// A squatter in one directory of a transactional multi-lock (lockSquatters: a persistent node
+// with a lock's name or a junk name, an ephemeral one with no lock name) is a foreign node, as for a single lock (TestSquatterIsAForeignNode):
 // Acquire and TryAcquire fail at once with ErrForeignNode naming it, wherever it sits in the set,
 // and the set we queued is deleted: the squatter is the only node left in any directory.
 // TryAcquire used to say ErrLocked ("by another contender") for a squatter with a lock's name.
 func TestTxMultiLockSquatterIsAForeignNode(t *testing.T) {
-	const guid = "0f1e9d0c-8c5e-4b8e-9d39-6a4c2b1f7e21"
 	zk := shared
 	fw := zktest.Connect(t, zk)
 	type tc struct {
@@ -29,15 +28,7 @@ func TestTxMultiLockSquatterIsAForeignNode(t *testing.T) {
 		try        bool
 	}
 	var cases []tc
-	for _, n := range []struct {
-		name, node string
-		mode       framework.Mode
-	}{
-		{"protected lock name", "_c_" + guid + "-lock-0000000000", framework.Persistent},
-		{"plain lock name", "lock-0000000000", framework.Persistent},
-		{"bang", "!", framework.Persistent},
-		{"no lock name, a sequence", "zzz0000000000", framework.Ephemeral},
-	} {
+	for _, n := range lockSquatters {
 		for _, at := range []int{0, 2} {
 			for _, try := range []bool{false, true} {
 				cases = append(cases, tc{n.name, n.node, n.mode, at, try})
