@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/trace"
 	"sort"
 	"sync"
 	"testing"
@@ -132,4 +133,29 @@ func TestDiagStickyS5(t *testing.T) {
 				sticky, pause, r.CyclesPerSec, r.P50Ms, r.P99Ms, r.Extra["writes"], err)
 		}
 	}
+}
+
+// s5 under runtime/trace: one sticky run with spinning readers, its execution trace written to
+// $ZKRECIPES_BENCH_TRACE (default s5.trace in the test's temp dir, logged). Read it with
+// `go tool trace -pprof=sched FILE` (where runnable goroutines waited for a P) or the trace UI.
+func TestDiagStickyS5Trace(t *testing.T) {
+	srv := diagServer(t)
+	out := os.Getenv("ZKRECIPES_BENCH_TRACE")
+	if out == "" {
+		out = t.TempDir() + "/s5.trace"
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := harness.Scenario{Kind: harness.ReadMostly, Root: "/diag/s5-trace", Sessions: 8,
+		Warmup: 300 * time.Millisecond, Duration: 2 * time.Second, Interval: 100 * time.Millisecond}
+	if err := trace.Start(f); err != nil {
+		t.Fatal(err)
+	}
+	r, err := harness.RunScenario(context.Background(), diagConnect(true, diagSession{}), srv.connect, sc)
+	trace.Stop()
+	t.Logf("trace %s: reads/s %.0f, writer p50 %.2f ms, p99 %.2f ms, %v writes; err %v",
+		out, r.CyclesPerSec, r.P50Ms, r.P99Ms, r.Extra["writes"], err)
 }
