@@ -6,12 +6,15 @@ import (
 	"os"
 	"runtime/trace"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // The diagnostics behind docs/performance.md "Sticky leases": they log figures and assert
@@ -128,9 +131,10 @@ func TestDiagStickyS5(t *testing.T) {
 		for _, pause := range []time.Duration{0, 500 * time.Microsecond} {
 			sc := harness.Scenario{Kind: harness.ReadMostly, Root: fmt.Sprintf("/diag/s5-%d-%v", i, pause), Sessions: 8,
 				Warmup: 300 * time.Millisecond, Duration: 3 * time.Second, Interval: 100 * time.Millisecond}
+			before := serverLatency(t, srv)
 			r, err := harness.RunScenario(context.Background(), diagConnect(sticky, diagSession{pause: pause}), srv.connect, sc)
-			t.Logf("sticky=%v pause=%v: reads/s %.0f, writer p50 %.2f ms, p99 %.2f ms, %v writes; err %v",
-				sticky, pause, r.CyclesPerSec, r.P50Ms, r.P99Ms, r.Extra["writes"], err)
+			t.Logf("sticky=%v pause=%v: reads/s %.0f, writer p50 %.2f ms, p99 %.2f ms, %v writes; err %v; %s",
+				sticky, pause, r.CyclesPerSec, r.P50Ms, r.P99Ms, r.Extra["writes"], err, latencyDelta(before, serverLatency(t, srv)))
 		}
 	}
 }
@@ -151,11 +155,40 @@ func TestDiagStickyS5Trace(t *testing.T) {
 	defer f.Close()
 	sc := harness.Scenario{Kind: harness.ReadMostly, Root: "/diag/s5-trace", Sessions: 8,
 		Warmup: 300 * time.Millisecond, Duration: 2 * time.Second, Interval: 100 * time.Millisecond}
+	before := serverLatency(t, srv)
 	if err := trace.Start(f); err != nil {
 		t.Fatal(err)
 	}
 	r, err := harness.RunScenario(context.Background(), diagConnect(true, diagSession{}), srv.connect, sc)
 	trace.Stop()
-	t.Logf("trace %s: reads/s %.0f, writer p50 %.2f ms, p99 %.2f ms, %v writes; err %v",
-		out, r.CyclesPerSec, r.P50Ms, r.P99Ms, r.Extra["writes"], err)
+	t.Logf("trace %s: reads/s %.0f, writer p50 %.2f ms, p99 %.2f ms, %v writes; err %v; %s",
+		out, r.CyclesPerSec, r.P50Ms, r.P99Ms, r.Extra["writes"], err, latencyDelta(before, serverLatency(t, srv)))
+}
+
+// latencyDelta says the server's own mean time per read and per write (request in, reply out)
+// between two mntr snapshots.
+func latencyDelta(before, after map[string]float64) string {
+	var b strings.Builder
+	b.WriteString("server's own time:")
+	for _, k := range []string{"readlatency", "updatelatency"} {
+		n := after["zk_cnt_"+k] - before["zk_cnt_"+k]
+		fmt.Fprintf(&b, " %s %.0f requests mean %.2f ms;", k, n, (after["zk_sum_"+k]-before["zk_sum_"+k])/max(n, 1))
+	}
+	return b.String()
+}
+
+// serverLatency reads the server's latency summaries (mntr: zk_cnt_* and zk_sum_*, in ms).
+func serverLatency(t *testing.T, srv *server) map[string]float64 {
+	out, err := zktest.FourLetter(context.Background(), srv.first, "mntr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]float64{}
+	for _, l := range strings.Split(out, "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(l), "\t")
+		if x, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			m[strings.TrimSpace(k)] = x
+		}
+	}
+	return m
 }
