@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/trace"
 	"sort"
 	"strconv"
@@ -140,13 +141,13 @@ func TestDiagStickyS5(t *testing.T) {
 }
 
 // s5 under runtime/trace: one sticky run with spinning readers, its execution trace written to
-// $ZKRECIPES_BENCH_TRACE (default s5.trace in the test's temp dir, logged). Read it with
+// $ZKRECIPES_BENCH_TRACE (default zkrecipes-s5.trace in the system's temp dir, kept; logged). Read it with
 // `go tool trace -pprof=sched FILE` (where runnable goroutines waited for a P) or the trace UI.
 func TestDiagStickyS5Trace(t *testing.T) {
 	srv := diagServer(t)
 	out := os.Getenv("ZKRECIPES_BENCH_TRACE")
 	if out == "" {
-		out = t.TempDir() + "/s5.trace"
+		out = filepath.Join(os.TempDir(), "zkrecipes-s5.trace")
 	}
 	f, err := os.Create(out)
 	if err != nil {
