@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -56,7 +57,8 @@ func diagAffinity(t *testing.T, d time.Duration) {
 	var st affinityStats
 	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
 	defer cancel()
-	deadline := time.Now().Add(d)
+	var deadline time.Time
+	start := make(chan struct{}) // closed once every session is set up
 	var wg sync.WaitGroup
 	for i := range diagSessions {
 		var queued atomic.Bool
@@ -66,7 +68,7 @@ func diagAffinity(t *testing.T, d time.Duration) {
 				queued.Store(true)
 			case tr.Kind == framework.TraceOperation:
 				st.ops.Add(1)
-				if tr.Name == "create" || tr.Name == "delete" {
+				if strings.HasPrefix(tr.Name, "create") || tr.Name == "delete" || tr.Name == "multi" {
 					st.writes.Add(1)
 				}
 				if tr.Name == "delete" && errors.Is(tr.Err, framework.ErrNoNode) {
@@ -87,12 +89,15 @@ func diagAffinity(t *testing.T, d time.Duration) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			<-start
 			for time.Now().Before(deadline) && ctx.Err() == nil {
 				k := diagPick(rng, i)
 				st.cycle(ctx, ms[k].Lock, k/(diagPaths/diagSessions) != i, &queued)
 			}
 		}()
 	}
+	deadline = time.Now().Add(d)
+	close(start)
 	wg.Wait()
 	st.log(t, d)
 }
@@ -158,7 +163,7 @@ func (st *affinityStats) log(t *testing.T, d time.Duration) {
 		t.Logf("%v %s: local %d (%.1f%%), full %d (%.1f%%), handover %d (%.1f%%); releases with the off-switch on %d of %d",
 			d, name, a[0], pct(a[0]), a[1], pct(a[1]), a[2], pct(a[2]), st.offRel[who], st.rel[who])
 	}
-	t.Logf("%v: %d acquisitions (%.0f/s), %.2f requests and %.2f creates+deletes per acquisition, %d deletes answered NoNode, %d failed",
+	t.Logf("%v: %d acquisitions (%.0f/s), %.2f requests and %.2f write requests per acquisition, %d deletes answered NoNode, %d failed",
 		d, total, float64(total)/d.Seconds(), float64(st.ops.Load())/float64(max(total, 1)),
 		float64(st.writes.Load())/float64(max(total, 1)), st.noNodeDeletes.Load(), st.failedAcquires)
 }
