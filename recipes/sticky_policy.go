@@ -9,12 +9,15 @@ import "time"
 // time, whichever comes first; both start at their minimum and double, up to their maximum, each
 // time the first node cached after a back-off is wasted again. One local re-use resets it all.
 //
-// Counting the back-off in grants bounds its cost in acquisitions, whatever the lock's rate: a
-// busy lock whose nodes a rare visitor happened to take twice in a row (one visit in ten re-uses,
-// issue 28's s2) releases a few nodes normally instead of every acquisition of a second, while
-// under strict alternation the lock caches one node per back-off, a vanishing share of its
-// releases (at most 1 in stickyBackoffGrantsMax+1), so it costs what a plain lock does. The time
-// bound makes a slow lock whose pattern changed sticky again within a minute.
+// A back-off ends after a time (1 s, doubling to 64 s), and, on a lock that has had a local
+// re-use since it was made or last backed off for lack of one (trusted), after a number of grants
+// too, whichever comes first. Counting in grants bounds the cost of a back-off in acquisitions,
+// whatever the lock's rate: a busy lock whose nodes a rare visitor happened to take twice in a
+// row (one visit in ten re-uses, issue 28's s2) releases a few nodes normally instead of every
+// acquisition of a second. A lock that never re-uses a node (strict alternation) keeps the time
+// back-off alone: it caches one node per back-off, a vanishing share of its releases, so it
+// costs what a plain lock does. The time bound makes a slow lock whose pattern changed sticky
+// again within a minute.
 const (
 	stickyWasteLimit       = 2                // wasted nodes in a row that start a back-off
 	stickyBackoffGrantsMin = 4                // the first back-off's grants
@@ -27,9 +30,10 @@ const (
 // time); not safe for concurrent use: the lock's sticky cache guards it.
 type stickyPolicy struct {
 	wasted  int           // wasted nodes in a row
+	trusted bool          // a local re-use came since the lock was made (and no untrusted back-off since)
 	grants  int           // the last back-off's grants; 0 before the first
 	backoff time.Duration // the last back-off's time; 0 before the first
-	left    int           // grants still to release normally in this back-off
+	left    int           // grants still to release normally in this back-off; -1: no bound in grants
 	until   time.Time     // the back-off ends then at the latest
 }
 
@@ -40,7 +44,9 @@ func (p *stickyPolicy) keep(now time.Time) bool {
 		p.left = 0
 		return true
 	}
-	p.left--
+	if p.left > 0 {
+		p.left--
+	}
 	return false
 }
 
@@ -50,19 +56,22 @@ func (p *stickyPolicy) keep(now time.Time) bool {
 func (p *stickyPolicy) ended(now time.Time, reused, wasted bool) {
 	switch {
 	case reused:
-		*p = stickyPolicy{}
+		*p = stickyPolicy{trusted: true}
 	case wasted:
 		p.wasted++
 		if p.wasted < stickyWasteLimit {
 			return
 		}
-		p.grants = min(max(2*p.grants, stickyBackoffGrantsMin), stickyBackoffGrantsMax)
 		p.backoff = min(max(2*p.backoff, stickyBackoffMin), stickyBackoffMax)
-		p.left, p.until = p.grants, now.Add(p.backoff)
+		p.left, p.until = -1, now.Add(p.backoff)
+		if p.trusted {
+			p.grants = min(max(2*p.grants, stickyBackoffGrantsMin), stickyBackoffGrantsMax)
+			p.left = p.grants
+		}
 		p.wasted = stickyWasteLimit - 1 // one more wasted node after the back-off starts the next, doubled
 	}
 }
 
 // backingOff reports whether a release of a lease granted at now deletes its node because
 // caching did not pay.
-func (p *stickyPolicy) backingOff(now time.Time) bool { return p.left > 0 && now.Before(p.until) }
+func (p *stickyPolicy) backingOff(now time.Time) bool { return p.left != 0 && now.Before(p.until) }
