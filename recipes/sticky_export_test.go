@@ -47,3 +47,9 @@ func StickySnapshot(l *Lock) (slot any, reuses int, off bool) {
 	}
 	return c.slot, c.slot.reuses, off
 }
+
+// StickyStale reports whether l remembers the node of an ended slot whose delete may still be in
+// flight (the next acquire that takes the normal way deletes it first: flushStale).
+func StickyStale(l *Lock) bool {
+	return l.sticky != nil && l.sticky.stale.Load() != nil
+}
