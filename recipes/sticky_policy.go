@@ -5,16 +5,14 @@ import "time"
 // The adaptive off-switch of a sticky lock (issue 28): an idle node taken away before any local
 // re-use (two processes alternating on one lock) costs a listing and puts our delete on the
 // next holder's path, for nothing. After stickyWasteLimit such wasted nodes in a row the lock
-// backs off: its next grants release normally. A back-off ends after a number of grants or a
-// time, whichever comes first; both start at their minimum and double, up to their maximum, each
-// time the first node cached after a back-off is wasted again. One local re-use resets it all.
+// backs off: its next grants release normally. One local re-use resets the back-off; each time
+// the first node cached after a back-off is wasted again, the next one doubles.
 //
-// A back-off ends after a time (1 s, doubling to 64 s), and, on a lock that has had a local
-// re-use since it was made or last backed off for lack of one (trusted), after a number of grants
-// too, whichever comes first. Counting in grants bounds the cost of a back-off in acquisitions,
-// whatever the lock's rate: a busy lock whose nodes a rare visitor happened to take twice in a
-// row (one visit in ten re-uses, issue 28's s2) releases a few nodes normally instead of every
-// acquisition of a second. A lock that never re-uses a node (strict alternation) keeps the time
+// A back-off ends after a time (1 s, doubling to 64 s), and, on a lock that has re-used a node
+// at least once (trusted), after a number of grants too (4, doubling to 4,096), whichever comes
+// first. Counting in grants bounds the cost of a back-off in acquisitions, whatever the lock's
+// rate: a busy lock whose nodes a rare visitor happened to take twice in a row (one visit in ten
+// re-uses, issue 28's s2) releases a few nodes normally instead of every acquisition of a second. A lock that never re-uses a node (strict alternation) keeps the time
 // back-off alone: it caches one node per back-off, a vanishing share of its releases, so it
 // costs what a plain lock does. The time bound makes a slow lock whose pattern changed sticky
 // again within a minute.
@@ -30,7 +28,7 @@ const (
 // time); not safe for concurrent use: the lock's sticky cache guards it.
 type stickyPolicy struct {
 	wasted  int           // wasted nodes in a row
-	trusted bool          // a local re-use came since the lock was made (and no untrusted back-off since)
+	trusted bool          // a local re-use came at least once since the lock was made
 	grants  int           // the last back-off's grants; 0 before the first
 	backoff time.Duration // the last back-off's time; 0 before the first
 	left    int           // grants still to release normally in this back-off; -1: no bound in grants
