@@ -67,10 +67,13 @@ func (f *Framework) deleteInBackground(full string, version int32) <-chan struct
 }
 
 // deleteGuaranteed retries the delete of a server path under the policy, round after round, until
-// done (NoNode is success), a permanent error, or ctx ends.
+// done (NoNode is success), a permanent error, or ctx ends. Each round is traced as a "delete"
+// operation, as Delete is: a tracer sees every delete request the framework sends.
 func (f *Framework) deleteGuaranteed(ctx context.Context, full string, version int32) {
 	for ctx.Err() == nil {
+		start := f.traceStart()
 		err := f.retry(ctx, func(ctx context.Context) error { return f.deleteOnce(ctx, full, version) })
+		f.traceOp("delete", f.rel(full), start, &err)
 		switch {
 		case err == nil || errors.Is(err, zk.ErrNoNode):
 			f.log.Debug("framework: guaranteed delete done", "path", full)

@@ -192,11 +192,22 @@ type staleNode struct {
 	gone <-chan struct{} // closes when the framework's guaranteed delete has ended
 }
 
-// dropInBackground deletes the node of an ended slot in the background (a guaranteed delete),
-// and remembers it until the next acquire that takes the normal way has made sure it is gone
-// (flushStale). Safe with or without c.mu held.
+// dropInBackground deletes the node of an ended slot in the background (the framework's
+// guaranteed delete, the one delete of that node), and remembers it until that delete has
+// ended: the lock then forgets it (forgetStale), or the next acquire that takes the normal way
+// waits for it first (flushStale). Safe with or without c.mu held.
 func (c *stickyCache) dropInBackground(p string) {
-	c.stale.Store(&staleNode{path: p, gone: c.lock.fw.DeleteInBackground(p)})
+	st := &staleNode{path: p, gone: c.lock.fw.DeleteInBackground(p)}
+	c.stale.Store(st)
+	go c.forgetStale(st)
+}
+
+// forgetStale forgets st once its delete has ended (done, the node gone, refused, or the
+// framework closed: the delete's goroutine ends then, and so does this one), so that no later
+// acquire waits for it.
+func (c *stickyCache) forgetStale(st *staleNode) {
+	<-st.gone
+	c.stale.CompareAndSwap(st, nil)
 }
 
 // flushStale waits, bounded by ctx, for the background delete of an ended slot's node (after a
