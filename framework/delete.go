@@ -50,24 +50,30 @@ func (f *Framework) deleteOnce(ctx context.Context, full string, version int32) 
 }
 
 // deleteInBackground deletes a server path on a background goroutine until it succeeds, the node is
-// gone, a permanent error occurs, or the Framework closes.
-func (f *Framework) deleteInBackground(full string, version int32) {
+// gone, a permanent error occurs, or the Framework closes; the channel it returns closes then.
+func (f *Framework) deleteInBackground(full string, version int32) <-chan struct{} {
 	if !f.enter() {
-		return
+		return closedChan
 	}
 	f.deletes.add() // counted before the goroutine runs: Shutdown sees it at once
+	done := make(chan struct{})
 	go func() {
 		defer f.bg.Done()
 		defer f.deletes.done()
+		defer close(done)
 		f.deleteGuaranteed(f.bgCtx, full, version)
 	}()
+	return done
 }
 
 // deleteGuaranteed retries the delete of a server path under the policy, round after round, until
-// done (NoNode is success), a permanent error, or ctx ends.
+// done (NoNode is success), a permanent error, or ctx ends. Each round is traced as a "delete"
+// operation, as Delete is: a tracer sees every delete request the framework sends.
 func (f *Framework) deleteGuaranteed(ctx context.Context, full string, version int32) {
 	for ctx.Err() == nil {
+		start := f.traceStart()
 		err := f.retry(ctx, func(ctx context.Context) error { return f.deleteOnce(ctx, full, version) })
+		f.traceOp("delete", f.rel(full), start, &err)
 		switch {
 		case err == nil || errors.Is(err, zk.ErrNoNode):
 			f.log.Debug("framework: guaranteed delete done", "path", full)

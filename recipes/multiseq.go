@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/retry"
 )
 
 // errMemberLost marks a sequential attempt that lost a lock it had taken before it held the
@@ -13,16 +16,53 @@ var errMemberLost = errors.New("recipes: a lock of the set was lost while the mu
 // acquireSeq takes the locks one by one in path order until it holds the whole set, under ctx's
 // one deadline. An attempt that loses a lock it took (see seqAttempt) is released and queued
 // again from the first lock, as a single lock queues again when its node vanishes: so the set
-// Acquire returns never has a lost member. Once ctx ends, the error says what was lost.
+// Acquire returns never has a lost member. Before it queues again it waits the retry policy's
+// next pause (a retry.Pacer: at least retry.MinPace), so that a directory that takes every grant
+// away (hostile, or flapping) cannot make it spin. Once ctx ends, the error says what was lost.
 func (m *InterProcessMultiLock) acquireSeq(ctx context.Context) (*MultiLease, error) {
+	pace := retry.NewPacer(m.retryPolicy())
 	for {
 		ml, err := m.seqAttempt(ctx)
 		if !errors.Is(err, errMemberLost) {
 			return ml, err
 		}
+		if ctx.Err() == nil {
+			waitPause(ctx, pace.Next())
+		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: %w", ctx.Err(), err)
 		}
+	}
+}
+
+// policied is a Locker that knows its framework's retry policy: Lock, and the types that
+// embed it.
+type policied interface {
+	retryPolicy() retry.Policy
+}
+
+// retryPolicy returns the retry policy of the lock's framework (a multi-lock paces its
+// re-queueing by it).
+func (l *Lock) retryPolicy() retry.Policy { return l.fw.RetryPolicy() }
+
+// retryPolicy returns the retry policy of the set's first lock that knows one (the locks of a
+// set normally share one framework), or nil: the Pacer then waits retry.MinPace.
+func (m *InterProcessMultiLock) retryPolicy() retry.Policy {
+	for _, lk := range m.locks {
+		if p, ok := lk.(policied); ok {
+			return p.retryPolicy()
+		}
+	}
+	return nil
+}
+
+// waitPause waits d or until ctx ends.
+func waitPause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
 

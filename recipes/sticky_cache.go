@@ -2,7 +2,6 @@ package recipes
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"sync"
@@ -40,7 +39,7 @@ type stickyCache struct {
 	slot   *slot // the cached node, or nil
 	policy stickyPolicy
 	closed bool
-	stale  atomic.Pointer[string] // the last ended slot's node, while its delete may still be in flight
+	stale  atomic.Pointer[staleNode] // the last ended slot's node, while its delete may still be in flight
 }
 
 // slotState is where the slot's node is in its life.
@@ -187,47 +186,47 @@ func (c *stickyCache) end(s *slot, wasted bool) {
 	s.waiters = nil
 }
 
-// stickyDropBound bounds the first try of an ended slot's delete; a guaranteed delete, it goes on
-// in the framework's background after that (or after a failure).
-const stickyDropBound = 30 * time.Second
+// staleNode is the node of an ended slot, and the end of its background delete.
+type staleNode struct {
+	path string
+	gone <-chan struct{} // closes when the framework's guaranteed delete has ended
+}
 
-// dropInBackground deletes the node of an ended slot in the background (a guaranteed delete),
-// and remembers it until the delete is known done, or the next acquire that takes the normal
-// way has made sure it is gone (flushStale). Safe with or without c.mu held.
+// dropInBackground deletes the node of an ended slot in the background (the framework's
+// guaranteed delete, the one delete of that node), and remembers it until that delete has
+// ended: the lock then forgets it (forgetStale), or the next acquire that takes the normal way
+// waits for it first (flushStale). Safe with or without c.mu held.
 func (c *stickyCache) dropInBackground(p string) {
-	ptr := &p
-	c.stale.Store(ptr)
-	go c.dropStale(ptr)
+	st := &staleNode{path: p, gone: c.lock.fw.DeleteInBackground(p)}
+	c.stale.Store(st)
+	go c.forgetStale(st)
 }
 
-// dropStale deletes the ended slot's node p and forgets it once it is gone: the next acquire then
-// makes no delete of its own (a NoNode answer, but a write transaction on the server, on that
-// acquire's path). Should the first try fail or outlast stickyDropBound, the framework goes on
-// in the background (Guaranteed) and p stays remembered for flushStale.
-func (c *stickyCache) dropStale(p *string) {
-	ctx, cancel := context.WithTimeout(context.Background(), stickyDropBound)
-	defer cancel()
-	err := c.lock.fw.Delete(ctx, *p, framework.Guaranteed())
-	if err == nil || errors.Is(err, framework.ErrNoNode) {
-		c.stale.CompareAndSwap(p, nil)
-	}
+// forgetStale forgets st once its delete has ended (done, the node gone, refused, or the
+// framework closed: the delete's goroutine ends then, and so does this one), so that no later
+// acquire waits for it.
+func (c *stickyCache) forgetStale(st *staleNode) {
+	<-st.gone
+	c.stale.CompareAndSwap(st, nil)
 }
 
-// flushStale deletes, bounded by ctx, the node of an ended slot whose background delete may still
-// be in flight (after a blip it waits for the retry policy's next round), before an acquire
-// queues a node of its own: that node of ours, which nobody holds, would otherwise stand ahead of
-// it, and a TryAcquire would fail, "held by another contender". NoNode is success. If ctx ends
-// first the background delete goes on and the acquire queues behind the node, as before.
+// flushStale waits, bounded by ctx, for the background delete of an ended slot's node (after a
+// blip it waits for the retry policy's next round), before an acquire queues a node of its own:
+// that node of ours, which nobody holds, would otherwise stand ahead of it, and a TryAcquire
+// would fail, "held by another contender". It sends no delete of its own: the framework's
+// guaranteed delete is already queued, and a second one would be a repeated round trip. If ctx
+// ends first the background delete goes on and the acquire queues behind the node, as before.
 func (c *stickyCache) flushStale(ctx context.Context) {
 	if c == nil {
 		return
 	}
-	p := c.stale.Load()
-	if p == nil || ctx.Err() != nil {
+	st := c.stale.Load()
+	if st == nil || ctx.Err() != nil {
 		return
 	}
-	err := c.lock.fw.Delete(ctx, *p, framework.Guaranteed())
-	if err == nil || errors.Is(err, framework.ErrNoNode) {
-		c.stale.CompareAndSwap(p, nil)
+	select {
+	case <-st.gone:
+		c.stale.CompareAndSwap(st, nil)
+	case <-ctx.Done():
 	}
 }

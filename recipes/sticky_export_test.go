@@ -32,6 +32,24 @@ func StickyWaiters(l *Lock) int {
 	return len(c.slot.waiters)
 }
 
+// SetStickyAwaitHook makes every local sticky waiter whose ctx has ended call fn before it
+// looks whether the slot was handed to it. remove undoes it.
+func SetStickyAwaitHook(fn func()) (remove func()) {
+	stickyAwaitHook.Store(&fn)
+	return func() { stickyAwaitHook.Store(nil) }
+}
+
+// StickyConflicted reports whether l's sticky slot, held, has seen a conflicting contender.
+func StickyConflicted(l *Lock) bool {
+	c := l.sticky
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.slot != nil && c.slot.conflict
+}
+
 // StickySnapshot reads l's sticky cache for diagnostics: its slot (nil when none), the slot's
 // local grants, and whether the adaptive off-switch is on now (a release deletes its node).
 func StickySnapshot(l *Lock) (slot any, reuses int, off bool) {
@@ -49,7 +67,7 @@ func StickySnapshot(l *Lock) (slot any, reuses int, off bool) {
 }
 
 // StickyStale reports whether l remembers the node of an ended slot whose delete may still be in
-// flight (the next acquire that takes the normal way deletes it first: flushStale).
+// flight (the next acquire that takes the normal way waits for that delete first: flushStale).
 func StickyStale(l *Lock) bool {
 	return l.sticky != nil && l.sticky.stale.Load() != nil
 }

@@ -14,3 +14,8 @@ func waitStickyGate() {
 		<-*g
 	}
 }
+
+// stickyAwaitHook, set only by tests, runs in a local waiter's await once its ctx has ended and
+// before it looks whether the slot was handed to it: a test hands the slot over (and cuts the
+// connection) at that instant.
+var stickyAwaitHook atomic.Pointer[func()]

@@ -69,6 +69,9 @@ func (c *stickyCache) await(ctx context.Context, s *slot, w chan *Lease) (*Lease
 		return l, l != nil, nil
 	case <-ctx.Done():
 	}
+	if h := stickyAwaitHook.Load(); h != nil {
+		(*h)()
+	}
 	c.mu.Lock()
 	for i, q := range s.waiters {
 		if q == w {
@@ -79,7 +82,7 @@ func (c *stickyCache) await(ctx context.Context, s *slot, w chan *Lease) (*Lease
 	}
 	c.mu.Unlock()
 	if l := <-w; l != nil { // handed over as ctx ended: give it back, to the next waiter or idle
-		l.discard(context.Background())
+		l.discard(ctx) // ctx has ended: no wait for a reply; a delete the release needs goes on in the background
 	}
 	return nil, true, ctx.Err()
 }

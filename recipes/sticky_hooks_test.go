@@ -34,6 +34,14 @@ func stickyIdle(t *testing.T, fw *framework.Framework, p string) (*recipes.Inter
 	return m, node
 }
 
+// proxiedFramework opens a framework on the examples' ZooKeeper through a proxy of its own,
+// for a test that cuts, blackholes or counts its connection.
+func proxiedFramework(t *testing.T, opts ...framework.Option) (*zktest.Proxy, *framework.Framework) {
+	t.Helper()
+	proxy := zktest.NewProxy(t, servers()[0])
+	return proxy, testFramework(t, append([]framework.Option{framework.WithDialer(proxy.Dialer())}, opts...)...)
+}
+
 // readAfter makes one read on fw: its reply comes after every event the server sent fw before.
 // The directory may be gone (an emptied container, reaped).
 func readAfter(t *testing.T, fw *framework.Framework, p string) {
@@ -106,8 +114,7 @@ func TestStickyRegrantRefusedOnItsOwnChecks(t *testing.T) {
 		{"contender queued while disconnected (session policy)", reconnectWithContender, framework.SessionPolicy},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			proxy := zktest.NewProxy(t, servers()[0])
-			fa := testFramework(t, framework.WithDialer(proxy.Dialer()), framework.WithErrorPolicy(tc.policy))
+			proxy, fa := proxiedFramework(t, framework.WithErrorPolicy(tc.policy))
 			fb := testFramework(t)
 			p := "/sticky-refusals/" + t.Name()
 			a, node := stickyIdle(t, fa, p)

@@ -205,8 +205,7 @@ func TestStickyTryAcquireAfterABlipEndedTheEpoch(t *testing.T) {
 }
 
 func tryAfterBlip(t *testing.T, held bool) {
-	proxy := zktest.NewProxy(t, servers()[0])
-	fw := testFramework(t, framework.WithDialer(proxy.Dialer()), framework.WithErrorPolicy(framework.StandardPolicy))
+	proxy, fw := proxiedFramework(t, framework.WithErrorPolicy(framework.StandardPolicy))
 	p := "/sticky-review/" + t.Name()
 	m, node := stickyIdle(t, fw, p)
 	defer m.Close(testCtx(t, 10*time.Second))
@@ -216,16 +215,7 @@ func tryAfterBlip(t *testing.T, held bool) {
 		release = recipes.HoldStickyHandlers()
 	}
 	defer release()
-	reconnected := make(chan struct{}, 1)
-	remove := fw.AddListener(func(s framework.ConnectionState) {
-		if s == framework.Reconnected {
-			select {
-			case reconnected <- struct{}{}:
-			default:
-			}
-		}
-	})
-	defer remove()
+	reconnected := zktest.StateSignal(t, fw, framework.Reconnected)
 	proxy.DropConnections()
 	select {
 	case <-reconnected:

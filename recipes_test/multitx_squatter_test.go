@@ -1,7 +1,6 @@
 package recipes_test
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -41,10 +40,7 @@ func TestTxMultiLockSquatterIsAForeignNode(t *testing.T) {
 			p := lockPath(t)
 			dirs := []string{p + "/a", p + "/b", p + "/c"}
 			squat := dirs[tt.at] + "/" + tt.node
-			if _, err := fw.Create(ctxFor(t, 10*time.Second), squat, nil, framework.WithMode(tt.mode), framework.CreatingParents()); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { fw.Delete(context.Background(), squat) })
+			plantSquatter(t, fw, squat, tt.mode)
 			m := mustTx(t, fw, dirs...)
 			acquire := m.Acquire
 			if tt.try {

@@ -37,10 +37,7 @@ func TestSemaphorePersistentLeaseIsAForeignNode(t *testing.T) {
 			t.Run(tt.name+map[bool]string{false: "/Acquire", true: "/TryAcquire"}[try], func(t *testing.T) {
 				p := lockPath(t)
 				squat := p + "/leases/" + tt.node
-				if _, err := fw.Create(ctxFor(t, 10*time.Second), squat, nil, framework.WithMode(tt.mode), framework.CreatingParents()); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { fw.Delete(context.Background(), squat) })
+				plantSquatter(t, fw, squat, tt.mode)
 				s, err := recipes.NewSemaphore(fw, p, 1)
 				if err != nil {
 					t.Fatal(err)

@@ -37,10 +37,7 @@ func TestSquatterIsAForeignNode(t *testing.T) {
 			t.Run(tt.name+map[bool]string{false: "/Acquire", true: "/TryAcquire"}[try], func(t *testing.T) {
 				p := lockPath(t)
 				squat := p + "/" + tt.node
-				if _, err := fw.Create(ctxFor(t, 10*time.Second), squat, nil, framework.WithMode(tt.mode), framework.CreatingParents()); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { fw.Delete(context.Background(), squat) })
+				plantSquatter(t, fw, squat, tt.mode)
 				m, _ := recipes.NewMutex(fw, p)
 				acquire := m.Acquire
 				if try {
@@ -91,4 +88,13 @@ func TestSemaphoreJunkLeaseIsAForeignNode(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Path != junk || !strings.Contains(err.Error(), "junk") {
 		t.Fatalf("Acquire: %v, want ErrForeignNode naming %s", err, junk)
 	}
+}
+
+// plantSquatter creates the node squat (with its parents) of mode, deleted at the test's end.
+func plantSquatter(t *testing.T, fw *framework.Framework, squat string, mode framework.Mode) {
+	t.Helper()
+	if _, err := fw.Create(ctxFor(t, 10*time.Second), squat, nil, framework.WithMode(mode), framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Delete(context.Background(), squat) })
 }

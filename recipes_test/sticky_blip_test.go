@@ -28,16 +28,7 @@ func TestStickyIdleNodeAcrossABlip(t *testing.T) {
 			m := stickyMutex(t, fw, p, time.Minute)
 			node, _ := idleOnce(t, m)
 			before := fw.Session()
-			reconnected := make(chan struct{}, 1)
-			remove := fw.AddListener(func(s framework.ConnectionState) {
-				if s == framework.Reconnected {
-					select {
-					case reconnected <- struct{}{}:
-					default:
-					}
-				}
-			})
-			defer remove()
+			reconnected := zktest.StateSignal(t, fw, framework.Reconnected)
 			proxy.ResetCounts()
 			proxy.DropConnections()
 			receive(t, reconnected, "the reconnect")

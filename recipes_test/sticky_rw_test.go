@@ -81,13 +81,7 @@ func TestStickyReadWriteSameProcess(t *testing.T) {
 	}
 	mustRelease(t, w) // a downgraded read queued behind the write node: it goes at release
 	mustRelease(t, r) // a downgrade is never cached
-	if err := rw.Close(ctxFor(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if kids := zktest.Children(t, fw, p); len(kids) != 0 {
-		t.Fatalf("left %v, want nothing", kids)
-	}
-	zktest.CheckNoWatches(t, shared, fw)
+	closeEmpty(t, rw, fw, p)
 }
 
 // Issue 28: WithSticky on a lock whose driver does not allow caching (a semaphore's), a negative
@@ -158,10 +152,7 @@ func TestStickyLeavesNoGoroutines(t *testing.T) {
 		return len(zktest.Children(t, fa, p)) == 0
 	})
 	idleOnce(t, a)
-	if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	zktest.CheckNoWatches(t, shared, fa, fb)
+	closeClean(t, a, fa, fb)
 	idleOnce(t, stickyMutex(t, fa, p, time.Minute)) // left idle: the framework's close ends it
 	fa.Close()
 	if kids := zktest.Children(t, fb, p); len(kids) != 0 {

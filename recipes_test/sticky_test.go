@@ -74,13 +74,7 @@ func TestStickyRegrantMakesNoRequests(t *testing.T) {
 	if reqs != 0 {
 		t.Fatalf("50 local re-grants made %d requests (%v), want 0", reqs, proxy.Requests())
 	}
-	if err := m.Close(ctxFor(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if kids := zktest.Children(t, fw, p); len(kids) != 0 {
-		t.Fatalf("after Close the directory holds %v, want nothing", kids)
-	}
-	zktest.CheckNoWatches(t, shared, fw)
+	closeEmpty(t, m, fw, p)
 }
 
 // Issue 28: an idle node goes after the idle time, and a node released after Close goes at once.
@@ -131,10 +125,7 @@ func TestStickyRefusedAfterAContenderQueued(t *testing.T) {
 		t.Fatalf("after the handover got %s (token %d), want a new node with a token above %d", l.Path(), tok(t, l), token)
 	}
 	mustRelease(t, l)
-	if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	zktest.CheckNoWatches(t, shared, fa, fb)
+	closeClean(t, a, fa, fb)
 }
 
 // Issue 28: an idle node deleted by another client is never re-granted: the next Acquire
@@ -156,10 +147,7 @@ func TestStickyRefusedAfterTheNodeWasDeleted(t *testing.T) {
 		t.Fatalf("re-granted the deleted node %s", node)
 	}
 	mustRelease(t, l)
-	if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	zktest.CheckNoWatches(t, shared, fa, fb)
+	closeClean(t, a, fa, fb)
 }
 
 // Issue 28: an idle node of a session that expired is never re-granted: the next Acquire queues
@@ -177,10 +165,7 @@ func TestStickyRefusedAfterTheSessionExpired(t *testing.T) {
 		t.Fatalf("after the expiry got %s (token %d), want a new node with a token above %d", l.Path(), tok(t, l), token)
 	}
 	mustRelease(t, l)
-	if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	zktest.CheckNoWatches(t, shared, fa)
+	closeClean(t, a, fa)
 }
 
 // Issue 28: a sticky lease behaves as any lease when another client deletes its node: Done
@@ -215,10 +200,7 @@ func TestStickyLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 				t.Fatalf("re-granted the deleted node %s", l.Path())
 			}
 			mustRelease(t, l2)
-			if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
-				t.Fatal(err)
-			}
-			zktest.CheckNoWatches(t, shared, fa, fb)
+			closeClean(t, a, fa, fb)
 		})
 	}
 }
@@ -289,8 +271,27 @@ func TestStickyLeaseAfterAConflictWatchesItsNode(t *testing.T) {
 		t.FailNow()
 	}
 	mustRelease(t, lb)
-	if err := a.Close(ctxFor(t, 10*time.Second)); err != nil {
+	closeClean(t, a, fa, fb)
+}
+
+// closeClean closes a sticky lock, which must succeed, and checks that fws hold no watch.
+func closeClean(t *testing.T, c interface{ Close(context.Context) error }, fws ...*framework.Framework) {
+	t.Helper()
+	if err := c.Close(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	zktest.CheckNoWatches(t, shared, fa, fb)
+	zktest.CheckNoWatches(t, shared, fws...)
+}
+
+// closeEmpty closes a sticky lock of fw on p, and checks that it left nothing: no node in p, no
+// watch.
+func closeEmpty(t *testing.T, c interface{ Close(context.Context) error }, fw *framework.Framework, p string) {
+	t.Helper()
+	if err := c.Close(ctxFor(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if kids := zktest.Children(t, fw, p); len(kids) != 0 {
+		t.Fatalf("after Close the directory holds %v, want nothing", kids)
+	}
+	zktest.CheckNoWatches(t, shared, fw)
 }

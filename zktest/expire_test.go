@@ -3,7 +3,6 @@ package zktest_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,14 +17,7 @@ func TestExpireFramework(t *testing.T) {
 	zktest.CheckGoroutines(t)
 	c := zktest.Start(t)
 	fw := zktest.Connect(t, c)
-	lost := make(chan struct{})
-	var once sync.Once
-	remove := fw.AddListener(func(s framework.ConnectionState) {
-		if s == framework.Lost {
-			once.Do(func() { close(lost) })
-		}
-	})
-	defer remove()
+	lost := zktest.StateSignal(t, fw, framework.Lost)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	m, err := recipes.NewMutex(fw, zktest.UniquePath(t, "/tests"))
