@@ -3,7 +3,6 @@ package recipes
 import (
 	"context"
 	"path"
-	"sync"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 )
@@ -16,48 +15,66 @@ import (
 // beside its caller anyway: one per burst instead of one per request, and a queued Acquire
 // holds no goroutine but its caller's while it waits.
 
-// runBurst runs fn on a goroutine of its own, its requests inline (framework.Inline), and waits
-// for it under ctx. When ctx ends first it returns (zero, false) at once, even with a request
-// on a silent connection; the burst then ends on its own (its inline requests see ctx's end
-// between requests), and orphan, when not nil, is given what it produced, which nobody else
-// will see: a node it created is the orphan's to delete. Under a context that cannot end, fn
-// runs on the caller's goroutine.
-func runBurst[T any](ctx context.Context, fn func(ctx context.Context) T, orphan func(T)) (T, bool) {
-	if ctx.Done() == nil {
-		return fn(ctx), true
+// phase names the burst to run: the first (begin), else the one after a wake (resume).
+type phase struct {
+	first   bool
+	sess    *framework.Session // resume: the epoch of the listing the wait was decided on
+	byWatch bool               // resume: the node ahead's deletion says that we hold
+}
+
+// burst runs the burst p on a goroutine of its own, its requests inline (framework.Inline), and
+// waits for it under ctx. When ctx ends first it returns (zero, false) at once, even with a
+// request on a silent connection; the burst then ends on its own (its inline requests see ctx's
+// end between requests), and a first burst deletes the node it made, which nobody else knows.
+// Under a context that cannot end, the burst runs on the caller's goroutine.
+func (c *contender) burst(ctx context.Context, p phase) (turn, bool) {
+	if !c.offload {
+		return c.run(ctx, p), true
 	}
-	var (
-		mu        sync.Mutex
-		abandoned bool
-	)
-	done := make(chan T, 1)
-	go func() {
-		v := fn(framework.Inline(ctx))
-		mu.Lock()
-		left := abandoned
-		if !left {
-			done <- v
-		}
-		mu.Unlock()
-		if left && orphan != nil {
-			orphan(v)
-		}
-	}()
+	if c.done == nil { // once per attempt: the bursts follow each other
+		c.done, c.ictx = make(chan turn, 1), framework.Inline(ctx)
+	}
+	go c.offloaded(p)
 	select {
-	case v := <-done:
-		return v, true
+	case t := <-c.done:
+		return t, true
 	case <-ctx.Done():
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	select {
-	case v := <-done: // it finished meanwhile: its result is ours
-		return v, true
+	case t := <-c.done: // it finished meanwhile: its result is ours
+		return t, true
 	default:
-		abandoned = true
-		var zero T
-		return zero, false
+		c.left = true
+		return turn{}, false
 	}
+}
+
+// offloaded is burst's goroutine. Once it has handed a grant over, it sets the held lease's
+// own-node watch when no own-node check did (ownarm.go).
+func (c *contender) offloaded(p phase) {
+	t := c.run(c.ictx, p)
+	c.mu.Lock()
+	left := c.left
+	if !left {
+		c.done <- t
+	}
+	c.mu.Unlock()
+	switch {
+	case left && p.first && c.path != "":
+		c.lock.fw.DeleteInBackground(c.path)
+	case !left && t.arm != nil:
+		t.arm.run(c.lock.fw, c.path)
+	}
+}
+
+// run runs the burst p on this goroutine.
+func (c *contender) run(ctx context.Context, p phase) turn {
+	if p.first {
+		return c.begin(ctx)
+	}
+	return c.resume(ctx, p.sess, p.byWatch)
 }
 
 // turn is where one burst of the loop stopped: a grant (held), a failure (err), or a watch for
@@ -66,11 +83,12 @@ type turn struct {
 	held    bool             // we hold: from a listing, or from the node ahead's deletion (byWatch)
 	byWatch bool             // the deletion proves it only while our node stands (settle checks)
 	own     *framework.Watch // the data watch on our node the own-node check set, if any
+	arm     *ownArm          // else, on a grant, what sets it once the grant is handed over
 	err     error
 
 	w         *framework.Watch   // the watch to wait on, when not held
 	changed   context.Context    // the driver's input: its change also ends the wait (nil: none)
-	sess      *framework.Session // the epoch of the listing decided on
+	sess      *framework.Session // the epoch of the listing decided on (of the grant, when held)
 	goneHolds bool               // the watched node's deletion means that we hold
 }
 
@@ -87,13 +105,6 @@ func (c *contender) begin(ctx context.Context) turn {
 	return c.advance(ctx, cl.Session, cl.Children, err)
 }
 
-// orphan deletes the node of a first burst whose caller left (its ctx ended) before it ended.
-func (c *contender) orphan(turn) {
-	if c.path != "" {
-		c.lock.fw.DeleteInBackground(c.path)
-	}
-}
-
 // next waits, on the caller's goroutine, for the watch t left, and runs the burst that follows
 // the wake. A ctx that ends in either returns at once.
 func (c *contender) next(ctx context.Context, t turn) turn {
@@ -102,7 +113,7 @@ func (c *contender) next(ctx context.Context, t turn) turn {
 		return turn{err: err}
 	}
 	byWatch := t.goneHolds && ev.Type == framework.EventNodeDeleted
-	r, ok := runBurst(ctx, func(ctx context.Context) turn { return c.resume(ctx, t.sess, byWatch) }, nil)
+	r, ok := c.burst(ctx, phase{sess: t.sess, byWatch: byWatch})
 	if !ok {
 		return turn{err: ctx.Err()}
 	}

@@ -20,6 +20,7 @@ type grant struct {
 	own     *framework.Watch   // a data watch on our node the loop set already, or nil
 	slot    *slot              // the sticky slot the node is (sticky_cache.go), or nil
 	local   bool               // granted from the slot, with no request: the slot watches the node
+	arm     *ownArm            // sets the own-node watch on the burst that granted (ownarm.go), or nil
 }
 
 // acquire creates our node and waits until drv says we hold the lock. A vanished own node
@@ -48,8 +49,8 @@ func classifyAttempt(err error) retry.Class {
 // bursts (burst.go): the create, the listing behind it and the watch on the node ahead on one
 // goroutine; each wait on the caller's; after each wake, the next burst.
 func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant, error) {
-	c := &contender{lock: l, drv: drv, try: try}
-	t, ok := runBurst(ctx, c.begin, c.orphan)
+	c := &contender{lock: l, drv: drv, try: try, offload: ctx.Done() != nil}
+	t, ok := c.burst(ctx, phase{first: true})
 	if !ok {
 		return grant{}, fmt.Errorf("recipes: %w (a node it made is deleted)", ctx.Err())
 	}
@@ -62,7 +63,7 @@ func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant,
 	if t.err != nil {
 		return grant{}, l.busyOrForeign(ctx, c.path, t.err)
 	}
-	g := grant{path: c.path, session: t.sess, own: t.own, token: c.tok}
+	g := grant{path: c.path, session: t.sess, own: t.own, token: c.tok, arm: t.arm}
 	return g, nil
 }
 
@@ -76,6 +77,11 @@ type contender struct {
 	createdBy int64  // the session that created it
 	tok       *token // czxid of our node: the fencing token
 	try       bool
+	offload   bool                // the bursts run on goroutines of their own (burst.go)
+	ictx      context.Context     // the attempt's ctx, marked inline, for them
+	mu        sync.Mutex          // guards the hand-over of their turns:
+	left      bool                // the caller left the last burst (its ctx ended)
+	done      chan turn           // the turn of the last burst
 	queued    bool                // the queued event was reported
 	self      selfHold            // the lease of this process that the last decision waits behind, if any
 	ephemeral map[string]struct{} // children found ephemeral while waiting for the directory (foreigndir.go)
@@ -121,7 +127,11 @@ func (c *contender) settle(ctx context.Context, sess *framework.Session, t turn)
 		return turn{err: fmt.Errorf("%w: %s: created by session 0x%x, now 0x%x",
 			driver.ErrOwnNodeMissing, c.path, c.createdBy, sess.ID())}, true
 	}
-	return turn{held: true, sess: sess, own: t.own}, true
+	g := turn{held: true, sess: sess, own: t.own}
+	if g.own == nil && c.offload && c.lock.sticky == nil { // a sticky slot watches its directory instead
+		g.arm = newOwnArm()
+	}
+	return g, true
 }
 
 // stands checks that our node still exists, and returns a data watch on it; a missing one is
