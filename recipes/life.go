@@ -61,7 +61,8 @@ func newNode(lock *Lock, g grant) *node {
 		since: time.Now(), ctx: ctx, cancel: cancel, slot: g.slot, onEnd: func() { lock.held.Add(-1) }}
 	lock.mine.Store(path.Base(g.path), struct{}{})
 	sess := g.session
-	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) }) // may run at once: n is whole
+	// The epoch's callback may run at once, on another goroutine: n is whole by now.
+	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
 	if !g.local && (g.slot == nil || g.own != nil) { // else the sticky slot's directory watch serves
 		if g.arm != nil {
 			g.arm.attach(n)
