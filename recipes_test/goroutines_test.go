@@ -43,9 +43,11 @@ func TestContendedCycleGoroutines(t *testing.T) {
 
 // One session alone under a context that can end: the create's goroutine, the burst that lists
 // behind it (and, once it has handed the grant over, sets the held lease's own-node watch), and
-// the delete's: 3 per cycle. It was 4 while the own-node watch had a goroutine of its own.
+// the delete's: 3 per cycle, and watchmgr's reader of the own-node watch when its getData is
+// sent before the release (3.0-3.3 measured, with -race on a loaded machine). It was 4.0 while
+// the own-node watch had a goroutine of its own.
 func TestUncontendedCycleGoroutines(t *testing.T) {
-	const maxPerCycle = 3.3
+	const maxPerCycle = 3.6
 	per := cycleGoroutines(t, 1, 40)
 	t.Logf("%.2f goroutines started per uncontended cycle", per)
 	if per > maxPerCycle {
