@@ -4,13 +4,18 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime/trace"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // The diagnostics behind docs/performance.md "Sticky leases": they log figures and assert
@@ -127,9 +132,64 @@ func TestDiagStickyS5(t *testing.T) {
 		for _, pause := range []time.Duration{0, 500 * time.Microsecond} {
 			sc := harness.Scenario{Kind: harness.ReadMostly, Root: fmt.Sprintf("/diag/s5-%d-%v", i, pause), Sessions: 8,
 				Warmup: 300 * time.Millisecond, Duration: 3 * time.Second, Interval: 100 * time.Millisecond}
+			before := serverLatency(t, srv)
 			r, err := harness.RunScenario(context.Background(), diagConnect(sticky, diagSession{pause: pause}), srv.connect, sc)
-			t.Logf("sticky=%v pause=%v: reads/s %.0f, writer p50 %.2f ms, p99 %.2f ms, %v writes; err %v",
-				sticky, pause, r.CyclesPerSec, r.P50Ms, r.P99Ms, r.Extra["writes"], err)
+			t.Logf("sticky=%v pause=%v: reads/s %.0f, writer p50 %.2f ms, p99 %.2f ms, %v writes; err %v; %s",
+				sticky, pause, r.CyclesPerSec, r.P50Ms, r.P99Ms, r.Extra["writes"], err, latencyDelta(before, serverLatency(t, srv)))
 		}
 	}
+}
+
+// s5 under runtime/trace: one sticky run with spinning readers, its execution trace written to
+// $ZKRECIPES_BENCH_TRACE (default zkrecipes-s5.trace in the system's temp dir, kept; logged). Read it with
+// `go tool trace -pprof=sched FILE` (where runnable goroutines waited for a P) or the trace UI.
+func TestDiagStickyS5Trace(t *testing.T) {
+	srv := diagServer(t)
+	out := os.Getenv("ZKRECIPES_BENCH_TRACE")
+	if out == "" {
+		out = filepath.Join(os.TempDir(), "zkrecipes-s5.trace")
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := harness.Scenario{Kind: harness.ReadMostly, Root: "/diag/s5-trace", Sessions: 8,
+		Warmup: 300 * time.Millisecond, Duration: 2 * time.Second, Interval: 100 * time.Millisecond}
+	before := serverLatency(t, srv)
+	if err := trace.Start(f); err != nil {
+		t.Fatal(err)
+	}
+	r, err := harness.RunScenario(context.Background(), diagConnect(true, diagSession{}), srv.connect, sc)
+	trace.Stop()
+	t.Logf("trace %s: reads/s %.0f, writer p50 %.2f ms, p99 %.2f ms, %v writes; err %v; %s",
+		out, r.CyclesPerSec, r.P50Ms, r.P99Ms, r.Extra["writes"], err, latencyDelta(before, serverLatency(t, srv)))
+}
+
+// latencyDelta says the server's own mean time per read and per write (request in, reply out)
+// between two mntr snapshots.
+func latencyDelta(before, after map[string]float64) string {
+	var b strings.Builder
+	b.WriteString("server's own time:")
+	for _, k := range []string{"readlatency", "updatelatency"} {
+		n := after["zk_cnt_"+k] - before["zk_cnt_"+k]
+		fmt.Fprintf(&b, " %s %.0f requests mean %.2f ms;", k, n, (after["zk_sum_"+k]-before["zk_sum_"+k])/max(n, 1))
+	}
+	return b.String()
+}
+
+// serverLatency reads the server's latency summaries (mntr: zk_cnt_* and zk_sum_*, in ms).
+func serverLatency(t *testing.T, srv *server) map[string]float64 {
+	out, err := zktest.FourLetter(context.Background(), srv.first, "mntr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]float64{}
+	for _, l := range strings.Split(out, "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(l), "\t")
+		if x, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			m[strings.TrimSpace(k)] = x
+		}
+	}
+	return m
 }

@@ -16,12 +16,7 @@ import (
 // multi-lock that takes one mutex after another in the caller's order must
 // deadlock on crossing orders (live), the transactional one not (row 29).
 func TestSelfTestBrokenLocks(t *testing.T) {
-	if *flagFull {
-		t.Skip("the self-tests run in the fast suite")
-	}
-	cluster := ensemble(t)
-	s := seed(t)
-	cfg := Config{Seed: s, T: 3 * time.Second, Phase: 4 * time.Second, HistoryDir: t.TempDir()}
+	env := newSelfTestEnv(t)
 	grab := func(fw *framework.Framework, spec OpSpec) Locker { return grabLock{fw: fw, res: spec.Res} }
 	deafen := func(_ *framework.Framework, spec OpSpec) Locker { return deafLock{spec.Locker} }
 	unfence := func(_ *framework.Framework, spec OpSpec) Locker { return unfencedLock{spec.Locker} }
@@ -31,7 +26,7 @@ func TestSelfTestBrokenLocks(t *testing.T) {
 	}
 	election := WorkloadSpec{Kind: WLeader, Clients: 4, CS: 600 * time.Millisecond}
 	eager := func(fw *framework.Framework, spec OpSpec) Locker {
-		return eagerLock{fw: fw, inner: spec.Locker, T: cfg.T}
+		return eagerLock{fw: fw, inner: spec.Locker, T: env.cfg.T}
 	}
 	stoppingMutex := WorkloadSpec{Kind: WMutex, Clients: 4, CS: 200 * time.Millisecond, StopMin: StopMin, StopMax: StopMax}
 	// Row 29's workload, smaller and with no faults: sets of 2-3 of 3 paths in crossing orders.
@@ -39,12 +34,7 @@ func TestSelfTestBrokenLocks(t *testing.T) {
 	// Rare holders: a hold of at most 5 ms, a second between holds; the nemesis must wait for
 	// one to pin it and aim the partition at its client.
 	rare := WorkloadSpec{Kind: WMutex, Clients: 2, CS: 5 * time.Millisecond, Idle: time.Second}
-	tests := []struct {
-		name  string
-		sc    Scenario
-		want  []string      // checkers that must report; none: the control, which must pass
-		phase time.Duration // the faults' phase, when not the default
-	}{
+	env.run(t, wantEach, []selfTest{
 		{"grants without waiting, mutex", Scenario{Row: 21, Name: "grab", Wrap: grab, SkipLive: true,
 			Workload: WorkloadSpec{Kind: WMutex, Clients: 4, CS: 20 * time.Millisecond}}, []string{CBelief}, 0},
 		{"grants without waiting, semaphore k=2", Scenario{Row: 21, Name: "grab-sem", Wrap: grab, SkipLive: true,
@@ -79,34 +69,7 @@ func TestSelfTestBrokenLocks(t *testing.T) {
 			Wrap: oneByOne, Workload: crossing, LiveOrphans: true}, []string{CLive}, 0},
 		{"control: the transactional multi-lock, crossing orders", Scenario{Row: 21, Name: "control-tx",
 			Workload: crossing, LiveOrphans: true}, nil, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			cfg := cfg
-			switch {
-			case tt.phase > 0:
-				cfg.Phase = tt.phase
-			case len(tt.sc.Faults) > 0:
-				cfg.Phase = 12 * time.Second // room for a few partitions
-			}
-			r, err := Run(ctx, cluster, tt.sc, cfg)
-			if err != nil {
-				t.Fatalf("seed=%d: %v", s, err)
-			}
-			if tt.want == nil {
-				report(t, r)
-				return
-			}
-			for _, c := range tt.want {
-				if r.Verdict.Counts[c] == 0 {
-					t.Errorf("seed=%d: checker %s reported nothing against %s (counts %v)", s, c, tt.name, r.Verdict.Counts)
-				}
-			}
-			t.Logf("%s: violations found as required, after %d grants: %v (samples: %v)", tt.name, r.Ops, r.Verdict.Counts, r.Verdict.Samples)
-		})
-	}
+	})
 }
 
 // litter leaves a node under a lock path and a watch on the servers.

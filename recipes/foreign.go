@@ -47,9 +47,16 @@ func IsEphemeralOwner(owner int64) bool {
 // bound (cleanupContext): a partition right after the listing must not hold the caller's busy
 // answer up for the retry policy and the connection's timeout; an unread stat is just busy.
 func (l *Lock) busyOrForeign(ctx context.Context, ourPath string, err error) error {
+	return l.foreignAhead(ctx, err, func() { l.abandon(ctx, ourPath) })
+}
+
+// foreignAhead is busyOrForeign for any acquirer of l: abandon deletes what the acquirer queued
+// (our one node, or a transactional multi-lock's whole set), and err's LockedError names the node
+// ahead in l's directory. Any other error only abandons.
+func (l *Lock) foreignAhead(ctx context.Context, err error, abandon func()) error {
 	var le *LockedError
 	if !errors.As(err, &le) || le.node == "" {
-		l.abandon(ctx, ourPath)
+		abandon()
 		return err
 	}
 	stat := make(chan *framework.Stat, 1)
@@ -62,7 +69,7 @@ func (l *Lock) busyOrForeign(ctx context.Context, ourPath string, err error) err
 		}
 		stat <- st
 	}()
-	l.abandon(ctx, ourPath)
+	abandon()
 	if ferr := l.squatter(le.node, <-stat); ferr != nil {
 		return ferr
 	}

@@ -137,8 +137,7 @@ func (m *InterProcessMultiLock) txAttempt(ctx context.Context, start time.Time, 
 	}
 	s.try = try
 	if err = s.wait(ctx, sess, children, err); err != nil {
-		s.abandon(ctx)
-		return nil, err
+		return nil, s.fail(ctx, err)
 	}
 	return s.leases(start), nil
 }
@@ -158,7 +157,7 @@ func (m *InterProcessMultiLock) enqueue(ctx context.Context) (*txSet, *framework
 	if len(sl.Paths) == 0 {
 		return nil, nil, nil, err
 	}
-	s := &txSet{fw: fw, createdBy: sl.Session.ID()}
+	s := &txSet{fw: fw, createdBy: sl.Session.ID(), busy: -1}
 	// One transaction created every node: one czxid, so one token (read from the first node if
 	// the first listing, the one taken after the create, does not give it away) serves the set.
 	var parent *framework.Stat

@@ -21,6 +21,7 @@ type txSet struct {
 	granted   *framework.Session // the epoch of the listings that granted
 	queued    bool
 	try       bool // TryAcquire: a lock not granted by the first listings is ErrLocked
+	busy      int  // with try, the lock found busy (its LockedError names the node ahead), else -1
 	// held marks the locks a listing has shown held. A lock stays held once it is: the nodes
 	// created after ours sort behind it, and a driver decides on the nodes ahead of ours, which
 	// can only go. So a waiter lists again only the directories of the locks it does not hold.
@@ -47,7 +48,7 @@ func (s *txSet) wait(ctx context.Context, sess *framework.Session, children [][]
 		case derr != nil:
 			return derr
 		case blocked >= 0 && s.try:
-			return s.locked(blocked)
+			return s.locked(blocked, dec)
 		case blocked >= 0:
 			gone, werr := s.waitOn(ctx, sess, blocked, dec)
 			if werr != nil {
@@ -100,9 +101,27 @@ func (s *txSet) decide(children [][]string) (int, driver.Decision, error) {
 	return blocked, first, nil
 }
 
-// locked is TryAcquire's ErrLocked for lock i, blocked by the node its last decision names.
-func (s *txSet) locked(i int) error {
-	return s.cs[i].self.lockedError(s.cs[i].lock.path)
+// locked is TryAcquire's ErrLocked for lock i, blocked by the node its decision dec names. When
+// another contender's node holds it, the error names that node, and s.busy marks lock i: the
+// abandon reads its stat (fail), as a single lock's TryAcquire does, and a squatter is a foreign
+// node rather than a busy lock.
+func (s *txSet) locked(i int, dec driver.Decision) error {
+	le := s.cs[i].self.lockedError(s.cs[i].lock.path)
+	if le.Held == "" && dec.WatchNode != "" {
+		le.node, s.busy = dec.WatchNode, i
+	}
+	return le
+}
+
+// fail deletes the set after err ended the wait, and returns what the acquire fails with: when
+// TryAcquire found a lock busy, ErrForeignNode if the node ahead in it is a squatter (its stat
+// read while the set is deleted: no extra round trip), else err.
+func (s *txSet) fail(ctx context.Context, err error) error {
+	if s.busy < 0 {
+		s.abandon(ctx)
+		return err
+	}
+	return s.cs[s.busy].lock.foreignAhead(ctx, err, func() { s.abandon(ctx) })
 }
 
 // waitOn waits once for the node that lock i's decision, made on a listing of epoch sess,

@@ -187,12 +187,30 @@ func (c *stickyCache) end(s *slot, wasted bool) {
 	s.waiters = nil
 }
 
+// stickyDropBound bounds the first try of an ended slot's delete; a guaranteed delete, it goes on
+// in the framework's background after that (or after a failure).
+const stickyDropBound = 30 * time.Second
+
 // dropInBackground deletes the node of an ended slot in the background (a guaranteed delete),
-// and remembers it until the next acquire that takes the normal way has made sure it is gone
-// (flushStale). Safe with or without c.mu held.
+// and remembers it until the delete is known done, or the next acquire that takes the normal
+// way has made sure it is gone (flushStale). Safe with or without c.mu held.
 func (c *stickyCache) dropInBackground(p string) {
-	c.stale.Store(&p)
-	c.lock.fw.DeleteInBackground(p)
+	ptr := &p
+	c.stale.Store(ptr)
+	go c.dropStale(ptr)
+}
+
+// dropStale deletes the ended slot's node p and forgets it once it is gone: the next acquire then
+// makes no delete of its own (a NoNode answer, but a write transaction on the server, on that
+// acquire's path). Should the first try fail or outlast stickyDropBound, the framework goes on
+// in the background (Guaranteed) and p stays remembered for flushStale.
+func (c *stickyCache) dropStale(p *string) {
+	ctx, cancel := context.WithTimeout(context.Background(), stickyDropBound)
+	defer cancel()
+	err := c.lock.fw.Delete(ctx, *p, framework.Guaranteed())
+	if err == nil || errors.Is(err, framework.ErrNoNode) {
+		c.stale.CompareAndSwap(p, nil)
+	}
 }
 
 // flushStale deletes, bounded by ctx, the node of an ended slot whose background delete may still

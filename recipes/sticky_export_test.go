@@ -1,6 +1,9 @@
 package recipes
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // HoldStickyHandlers holds every sticky slot's event handlers until release is called.
 func HoldStickyHandlers() (release func()) {
@@ -27,4 +30,26 @@ func StickyWaiters(l *Lock) int {
 		return 0
 	}
 	return len(c.slot.waiters)
+}
+
+// StickySnapshot reads l's sticky cache for diagnostics: its slot (nil when none), the slot's
+// local grants, and whether the adaptive off-switch is on now (a release deletes its node).
+func StickySnapshot(l *Lock) (slot any, reuses int, off bool) {
+	c := l.sticky
+	if c == nil {
+		return nil, 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	off = c.policy.backingOff(time.Now())
+	if c.slot == nil {
+		return nil, 0, off
+	}
+	return c.slot, c.slot.reuses, off
+}
+
+// StickyStale reports whether l remembers the node of an ended slot whose delete may still be in
+// flight (the next acquire that takes the normal way deletes it first: flushStale).
+func StickyStale(l *Lock) bool {
+	return l.sticky != nil && l.sticky.stale.Load() != nil
 }

@@ -5,26 +5,48 @@ import "time"
 // The adaptive off-switch of a sticky lock (issue 28): an idle node taken away before any local
 // re-use (two processes alternating on one lock) costs a listing and puts our delete on the
 // next holder's path, for nothing. After stickyWasteLimit such wasted nodes in a row the lock
-// releases normally for a back-off that starts at stickyBackoffMin and doubles, up to
-// stickyBackoffMax, each time the first node cached after a back-off is wasted again. One local
-// re-use resets it all. Under strict alternation the lock is then sticky for a vanishing share
-// of its releases (two wasted nodes, then one per back-off), so it costs what a plain lock does.
+// backs off: its next grants release normally. One local re-use resets the back-off; each time
+// the first node cached after a back-off is wasted again, the next one doubles.
+//
+// A back-off ends after a time (1 s, doubling to 64 s), and, on a lock that has re-used a node
+// at least once (trusted), after a number of grants too (4, doubling to 4,096), whichever comes
+// first. Counting in grants bounds the cost of a back-off in acquisitions, whatever the lock's
+// rate: a busy lock whose nodes a rare visitor happened to take twice in a row (one visit in ten
+// re-uses, issue 28's s2) releases a few nodes normally instead of every acquisition of a second. A lock that never re-uses a node (strict alternation) keeps the time
+// back-off alone: it caches one node per back-off, a vanishing share of its releases, so it
+// costs what a plain lock does. The time bound makes a slow lock whose pattern changed sticky
+// again within a minute.
 const (
-	stickyWasteLimit = 2                // wasted nodes in a row that start a back-off
-	stickyBackoffMin = time.Second      // the first back-off
-	stickyBackoffMax = 64 * time.Second // the longest back-off: a lock whose pattern changes is sticky again within a minute
+	stickyWasteLimit       = 2                // wasted nodes in a row that start a back-off
+	stickyBackoffGrantsMin = 4                // the first back-off's grants
+	stickyBackoffGrantsMax = 4096             // the most grants of one back-off
+	stickyBackoffMin       = time.Second      // the first back-off's longest time
+	stickyBackoffMax       = 64 * time.Second // the longest time of any back-off
 )
 
 // stickyPolicy is the off-switch's state for one lock. Pure logic (the caller passes the
 // time); not safe for concurrent use: the lock's sticky cache guards it.
 type stickyPolicy struct {
 	wasted  int           // wasted nodes in a row
-	backoff time.Duration // the last back-off; 0 before the first
-	until   time.Time     // releases delete their node until then
+	trusted bool          // a local re-use came at least once since the lock was made
+	grants  int           // the last back-off's grants; 0 before the first
+	backoff time.Duration // the last back-off's time; 0 before the first
+	left    int           // grants still to release normally in this back-off; -1: no bound in grants
+	until   time.Time     // the back-off ends then at the latest
 }
 
-// keep reports whether a lease granted at now may be kept idle at its release.
-func (p *stickyPolicy) keep(now time.Time) bool { return !now.Before(p.until) }
+// keep reports whether a lease granted at now may be kept idle at its release; a grant refused
+// counts against the back-off.
+func (p *stickyPolicy) keep(now time.Time) bool {
+	if !p.backingOff(now) {
+		p.left = 0
+		return true
+	}
+	if p.left > 0 {
+		p.left--
+	}
+	return false
+}
 
 // ended records the end of a cached node at now: reused when a local re-grant took it at least
 // once, wasted when a conflicting contender took it away before any (the other ends, the idle
@@ -32,17 +54,22 @@ func (p *stickyPolicy) keep(now time.Time) bool { return !now.Before(p.until) }
 func (p *stickyPolicy) ended(now time.Time, reused, wasted bool) {
 	switch {
 	case reused:
-		p.wasted, p.backoff, p.until = 0, 0, time.Time{}
+		*p = stickyPolicy{trusted: true}
 	case wasted:
 		p.wasted++
 		if p.wasted < stickyWasteLimit {
 			return
 		}
 		p.backoff = min(max(2*p.backoff, stickyBackoffMin), stickyBackoffMax)
-		p.until = now.Add(p.backoff)
+		p.left, p.until = -1, now.Add(p.backoff)
+		if p.trusted {
+			p.grants = min(max(2*p.grants, stickyBackoffGrantsMin), stickyBackoffGrantsMax)
+			p.left = p.grants
+		}
 		p.wasted = stickyWasteLimit - 1 // one more wasted node after the back-off starts the next, doubled
 	}
 }
 
-// backingOff reports whether a release at now deletes its node because caching did not pay.
-func (p *stickyPolicy) backingOff(now time.Time) bool { return !p.keep(now) }
+// backingOff reports whether a release of a lease granted at now deletes its node because
+// caching did not pay.
+func (p *stickyPolicy) backingOff(now time.Time) bool { return p.left != 0 && now.Before(p.until) }

@@ -46,20 +46,24 @@ func TestStickyPolicy(t *testing.T) {
 }
 
 // TestStickyPolicyBackoffCapped wastes a node at the end of every back-off: the back-off
-// doubles up to stickyBackoffMax and stays there.
+// doubles up to stickyBackoffMax (and stickyBackoffGrantsMax) and stays there.
 func TestStickyPolicyBackoffCapped(t *testing.T) {
-	var p stickyPolicy
+	p := stickyPolicy{trusted: true} // a re-use came first: the back-off is counted in grants too
 	now := time.Unix(1000, 0)
-	for range 12 {
+	for range 14 {
 		p.ended(now, false, true)
-		if !p.until.IsZero() {
+		for p.backingOff(now) { // each back-off runs out of grants, or time
+			if p.left > 0 {
+				p.keep(now)
+				continue
+			}
 			now = p.until
 		}
 	}
-	if p.backoff != stickyBackoffMax {
-		t.Fatalf("backoff = %v, want the cap %v", p.backoff, stickyBackoffMax)
+	if p.backoff != stickyBackoffMax || p.grants != stickyBackoffGrantsMax {
+		t.Fatalf("backoff = %v, %d grants, want the caps %v, %d", p.backoff, p.grants, stickyBackoffMax, stickyBackoffGrantsMax)
 	}
-	if p.keep(now.Add(-time.Nanosecond)) {
+	if p.ended(now, false, true); p.keep(now) {
 		t.Fatal("keep inside the back-off")
 	}
 }
@@ -81,5 +85,51 @@ func TestStickyPolicyAlternation(t *testing.T) {
 	}
 	if share := float64(cached) / float64(total); share > 0.001 {
 		t.Fatalf("%d of %d releases cached (%.4f), want <= 0.1%%", cached, total, share)
+	}
+}
+
+// TestStickyPolicyBackoffInGrants: on a lock that re-used a node, a back-off is counted in the
+// lock's grants (bounded in time too), so that a lock whose nodes a rare visitor took twice in a
+// row (issue 28's s2: one visit in ten re-uses) releases a few nodes normally, not a whole second
+// of its acquisitions; a lock that never re-used one (strict alternation) backs off for the time.
+func TestStickyPolicyBackoffInGrants(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	type step struct {
+		at             time.Duration // after t0
+		reused, wasted bool          // a node re-used, or wasted (neither: a grant, whose keep must be want)
+		want           bool
+	}
+	w := func(at time.Duration) step { return step{at: at, wasted: true} }
+	r := step{reused: true}
+	g := func(at time.Duration, want bool) step { return step{at: at, want: want} }
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"rare visitor: the first back-off is a few grants", []step{r, w(0), w(0),
+			g(ms, false), g(2*ms, false), g(3*ms, false), g(4*ms, false), g(5*ms, true)}},
+		{"wasted again after the back-off doubles it", []step{r, w(0), w(0),
+			g(ms, false), g(ms, false), g(ms, false), g(ms, false), g(ms, true), w(2 * ms),
+			g(3*ms, false), g(3*ms, false), g(3*ms, false), g(3*ms, false),
+			g(3*ms, false), g(3*ms, false), g(3*ms, false), g(3*ms, false), g(3*ms, true)}},
+		{"a slow lock is sticky again after the time bound", []step{r, w(0), w(0),
+			g(ms, false), g(stickyBackoffMin, true)}},
+		{"never re-used (alternation): the back-off is the time's alone", []step{w(0), w(0),
+			g(ms, false), g(ms, false), g(ms, false), g(ms, false), g(ms, false), g(999*ms, false), g(stickyBackoffMin, true)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p stickyPolicy
+			for i, s := range tc.steps {
+				now := t0.Add(s.at)
+				if s.wasted || s.reused {
+					p.ended(now, s.reused, s.wasted)
+					continue
+				}
+				if got := p.keep(now); got != s.want {
+					t.Fatalf("step %d: keep = %v, want %v (policy %+v)", i, got, s.want, p)
+				}
+			}
+		})
 	}
 }

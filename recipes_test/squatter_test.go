@@ -12,23 +12,27 @@ import (
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
+// lockSquatters are the foreign nodes a mutex's directory may hold: persistent nodes (one
+// with a lock's name, one with a valid protected name, one with a junk name that sorts first)
+// and an ephemeral one whose sequence carries no lock name.
+var lockSquatters = []struct {
+	name, node string
+	mode       framework.Mode
+}{
+	{"long sequence", "lock-00000000000000000000", framework.Persistent},
+	{"bang", "!", framework.Persistent},
+	{"valid protected name", "_c_0f1e9d0c-8c5e-4b8e-9d39-6a4c2b1f7e21-lock-0000000000", framework.Persistent},
+	{"no lock name, a sequence", "zzz0000000000", framework.Ephemeral},
+}
+
 // Issue 25.3: a persistent node that sorts first in a lock directory is no contender: Acquire and
 // TryAcquire fail at once with ErrForeignNode naming it, instead of waiting to the deadline or
 // saying "by another contender"; the acquirer leaves no node behind. A name that is no lock's
 // but ends in 10 digits (zzz0000000000) is a foreign node too, not ErrMixedRecipes.
 func TestSquatterIsAForeignNode(t *testing.T) {
-	const guid = "0f1e9d0c-8c5e-4b8e-9d39-6a4c2b1f7e21"
 	zk := shared
 	fw := zktest.Connect(t, zk)
-	for _, tt := range []struct {
-		name, node string
-		mode       framework.Mode
-	}{
-		{"long sequence", "lock-00000000000000000000", framework.Persistent},
-		{"bang", "!", framework.Persistent},
-		{"valid protected name", "_c_" + guid + "-lock-0000000000", framework.Persistent},
-		{"no lock name, a sequence", "zzz0000000000", framework.Ephemeral},
-	} {
+	for _, tt := range lockSquatters {
 		for _, try := range []bool{false, true} {
 			t.Run(tt.name+map[bool]string{false: "/Acquire", true: "/TryAcquire"}[try], func(t *testing.T) {
 				p := lockPath(t)
