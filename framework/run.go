@@ -210,6 +210,9 @@ type inlineKey struct{}
 // WithCancel: a cleanup's bound, say) is not inline: its requests run beside it again, so that
 // its own end is honoured at once.
 func Inline(ctx context.Context) context.Context {
+	if inlined(ctx) { // marked already (an acquire's burst calling CreateAndList): no new context
+		return ctx
+	}
 	return context.WithValue(ctx, inlineKey{}, ctx.Done())
 }
 

@@ -49,16 +49,26 @@ type node struct {
 // goroutine waits for the epoch while the lock is held. It counts in the lock's
 // IsAcquiredInThisProcess until it ends.
 func newNode(lock *Lock, g grant) *node {
-	ctx, cancel := context.WithCancelCause(context.Background())
+	var ctx context.Context
+	var cancel context.CancelCauseFunc
+	if g.arm != nil {
+		ctx, cancel = g.arm.ctx, g.arm.cancel // the arm's getData ends with the lease
+	} else {
+		ctx, cancel = context.WithCancelCause(context.Background())
+	}
 	lock.held.Add(1)
 	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, session: g.session, sess: g.session.ID(),
-		since: time.Now(), ctx: ctx, cancel: cancel, onEnd: func() { lock.held.Add(-1) }}
+		since: time.Now(), ctx: ctx, cancel: cancel, slot: g.slot, onEnd: func() { lock.held.Add(-1) }}
 	lock.mine.Store(path.Base(g.path), struct{}{})
 	sess := g.session
+	// The epoch's callback may run at once, on another goroutine: n is whole by now.
 	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
-	n.slot = g.slot
 	if !g.local && (g.slot == nil || g.own != nil) { // else the sticky slot's directory watch serves
-		n.watchOwn(g.own)
+		if g.arm != nil {
+			g.arm.attach(n)
+		} else {
+			n.watchOwn(g.own)
+		}
 	}
 	return n
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"sync"
 	"sync/atomic"
 
@@ -21,6 +20,7 @@ type grant struct {
 	own     *framework.Watch   // a data watch on our node the loop set already, or nil
 	slot    *slot              // the sticky slot the node is (sticky_cache.go), or nil
 	local   bool               // granted from the slot, with no request: the slot watches the node
+	arm     *ownArm            // sets the own-node watch on the burst that granted (ownarm.go), or nil
 }
 
 // acquire creates our node and waits until drv says we hold the lock. A vanished own node
@@ -45,73 +45,93 @@ func classifyAttempt(err error) retry.Class {
 	return retry.Permanent
 }
 
-// attempt is one node's life: create it, wait, and delete it on failure.
+// attempt is one node's life: create it, wait, and delete it on failure. The loop runs in
+// bursts (burst.go): the create, the listing behind it and the watch on the node ahead on one
+// goroutine; each wait on the caller's; after each wake, the next burst.
 func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant, error) {
-	cl, err := l.createAndList(ctx, drv)
-	if cl.Path == "" {
-		return grant{}, err
+	c := &contender{lock: l, drv: drv, try: try, offload: ctx.Done() != nil}
+	t, ok := c.burst(ctx, phase{first: true})
+	if !ok {
+		return grant{}, fmt.Errorf("recipes: %w (a node it made is deleted)", ctx.Err())
 	}
-	// Only the token needs the listing's parent stat: derive it now, so that no reference to the
-	// listing (~50 bytes per contender) outlives the first decision while this waiter waits.
-	tok := tokenFor(l.fw, cl.Path, drv.Node().Fixed == "", cl.Parent)
-	c := &contender{lock: l, drv: drv, path: cl.Path, name: path.Base(cl.Path), createdBy: cl.Session.ID(), try: try}
-	sess, children := cl.Session, cl.Children
-	cl = framework.CreateListing{}
-	g, err := c.wait(ctx, sess, children, err)
-	if err != nil {
-		return grant{}, l.busyOrForeign(ctx, c.path, err)
+	if c.path == "" {
+		return grant{}, t.err
 	}
-	g.token = tok
+	for t.err == nil && !t.held {
+		t = c.next(ctx, t)
+	}
+	if t.err != nil {
+		return grant{}, l.busyOrForeign(ctx, c.path, t.err)
+	}
+	g := grant{path: c.path, session: t.sess, own: t.own, token: c.tok, arm: t.arm}
 	return g, nil
 }
 
-// contender is one node standing in the lock directory.
+// contender is one node standing in the lock directory. The bursts set its fields one after
+// another (each hands over to the caller before the next starts).
 type contender struct {
 	lock      *Lock
 	drv       driver.Driver
 	path      string // our node
 	name      string // its last segment
 	createdBy int64  // the session that created it
+	tok       *token // czxid of our node: the fencing token
 	try       bool
+	offload   bool                // the bursts run on goroutines of their own (burst.go)
+	ictx      context.Context     // the attempt's ctx, marked inline, for them
+	mu        sync.Mutex          // guards the hand-over of their turns:
+	left      bool                // the caller left the last burst (its ctx ended)
+	done      chan turn           // the turn of the last burst
 	queued    bool                // the queued event was reported
 	self      selfHold            // the lease of this process that the last decision waits behind, if any
 	ephemeral map[string]struct{} // children found ephemeral while waiting for the directory (foreigndir.go)
 }
 
-// wait decides on children, a listing taken in epoch sess, and waits and lists again until
-// we hold the lock or fail. A grant needs the deciding listing's epoch to be live and to be
-// the session that created our node: a listing or a wake-up that came in a later session
+// advance decides on children, a listing taken in epoch sess, and lists again until we hold,
+// fail, or have a watch to wait on. A grant needs the deciding listing's epoch to be live and to
+// be the session that created our node: a listing or a wake-up that came in a later session
 // proves nothing about a node of the old one.
-func (c *contender) wait(ctx context.Context, sess *framework.Session, children []string, err error) (grant, error) {
+func (c *contender) advance(ctx context.Context, sess *framework.Session, children []string, err error) turn {
 	for {
 		if err != nil {
-			return grant{}, c.lock.probeDepth(ctx, c.name, err)
+			return turn{err: c.lock.probeDepth(ctx, c.name, err)}
 		}
 		if err := c.lock.checkDepth(children); err != nil {
-			return grant{}, err
+			return turn{err: err}
 		}
-		held, byWatch, serr := c.step(ctx, sess, children)
-		var own *framework.Watch
-		if serr == nil && byWatch {
-			// The deletion of the node ahead proves that we are first only while our own node
-			// stands; an operator or a tool may have deleted it meanwhile, and the next contender
-			// then passes it. One getData: the round trip of the listing it replaces, without the
-			// children, and it sets the watch the held lease keeps on its node (ownwatch.go).
-			own, serr = c.stands(ctx)
-		}
-		if serr != nil {
-			return grant{}, serr
-		}
-		if held && sess.Err() == nil {
-			if sess.ID() != c.createdBy {
-				return grant{}, fmt.Errorf("%w: %s: created by session 0x%x, now 0x%x",
-					driver.ErrOwnNodeMissing, c.path, c.createdBy, sess.ID())
-			}
-			return grant{path: c.path, session: sess, own: own}, nil
+		if t, done := c.settle(ctx, sess, c.step(ctx, sess, children)); done {
+			return t
 		}
 		sess = c.lock.fw.Session()
 		children, err = c.lock.list(ctx)
 	}
+}
+
+// settle finishes a decision t made on a listing of epoch sess: a failure or a watch to wait on
+// is done; a grant is done once its epoch is live and created our node; otherwise (done false)
+// the loop lists again.
+func (c *contender) settle(ctx context.Context, sess *framework.Session, t turn) (_ turn, done bool) {
+	if t.err == nil && t.byWatch {
+		// The deletion of the node ahead proves that we are first only while our own node
+		// stands; an operator or a tool may have deleted it meanwhile, and the next contender
+		// then passes it. One getData: the round trip of the listing it replaces, without the
+		// children, and it sets the watch the held lease keeps on its node (ownwatch.go).
+		t.own, t.err = c.stands(ctx)
+	}
+	switch {
+	case t.err != nil || t.w != nil:
+		return t, true
+	case !t.held || sess.Err() != nil:
+		return turn{}, false
+	case sess.ID() != c.createdBy:
+		return turn{err: fmt.Errorf("%w: %s: created by session 0x%x, now 0x%x",
+			driver.ErrOwnNodeMissing, c.path, c.createdBy, sess.ID())}, true
+	}
+	g := turn{held: true, sess: sess, own: t.own}
+	if g.own == nil && c.offload && c.lock.sticky == nil { // a sticky slot watches its directory instead
+		g.arm = newOwnArm()
+	}
+	return g, true
 }
 
 // stands checks that our node still exists, and returns a data watch on it; a missing one is
@@ -128,46 +148,44 @@ func (c *contender) stands(ctx context.Context) (*framework.Watch, error) {
 	return w, nil
 }
 
-// step decides on children, a listing taken in epoch sess, and, if we do not hold, waits once
-// for what the driver names. It reports whether we hold: from the listing, or from the wait
-// itself (byWatch: see waitFor; the caller still checks that our node stands).
-func (c *contender) step(ctx context.Context, sess *framework.Session, children []string) (held, byWatch bool, err error) {
+// step decides on children, a listing taken in epoch sess, and, if we do not hold, sets the
+// watch the driver names, for the caller to wait on. It reports whether we hold: from the
+// listing, or from the watch itself (byWatch: see watchAhead; settle checks that our node
+// stands); neither and no watch means list again.
+func (c *contender) step(ctx context.Context, sess *framework.Session, children []string) turn {
 	input, changed, err := c.lock.input.current(ctx)
 	if err != nil {
-		return false, false, err
+		return turn{err: err}
 	}
 	dec, err := c.evaluate(children, input)
 	switch {
 	case err != nil:
-		return false, false, err
+		return turn{err: err}
 	case dec.Holds:
-		return true, false, nil
+		return turn{held: true}
 	case c.try && dec.WatchDir:
 		if err := c.foreignIn(ctx, children); err != nil {
-			return false, false, err
+			return turn{err: err}
 		}
-		return false, false, c.self.lockedError(c.lock.path)
+		return turn{err: c.self.lockedError(c.lock.path)}
 	case c.try:
 		le := c.self.lockedError(c.lock.path)
 		if le.Held == "" {
 			le.node = dec.WatchNode // busyOrForeign reads its stat: a squatter is a foreign node
 		}
-		return false, false, le
+		return turn{err: le}
 	case ctx.Err() != nil:
-		return false, false, ctx.Err()
+		return turn{err: ctx.Err()}
 	}
 	if !c.queued {
 		c.queued = true
 		c.lock.event(eventQueued, c.path, 0, nil)
 		c.lock.warnSelf(c.self)
 	}
-	switch {
-	case dec.WatchDir:
-		held, err = c.waitDir(ctx, changed) // decided on the listing that came with the watch
-		return held, false, err
+	if dec.WatchDir {
+		return c.watchDir(ctx, sess, changed) // decided on the listing that came with the watch
 	}
-	held, err = c.waitFor(ctx, sess, dec, changed)
-	return held, held, err
+	return c.watchAhead(ctx, sess, dec, changed)
 }
 
 // evaluate asks the driver about children, and refuses a grant (or a grant on the watched
@@ -203,64 +221,60 @@ func (l *Lock) ours(name string) bool {
 	return ok
 }
 
-// waitFor watches the one node the decision names and waits for it. It reports true when the
-// watch itself proves that we hold: the driver said its deletion does (GoneHolds), and it is
-// gone. The caller still checks that the session did not change meanwhile. A node ahead that is
-// not ephemeral (its stat comes with the watch) is a squatter: a ForeignNodeError.
+// watchAhead watches the one node the decision names, for the caller to wait on. When the node
+// is gone already and the driver said its deletion means that we hold (GoneHolds), we hold
+// (byWatch). A node ahead that is not ephemeral (its stat comes with the watch) is a squatter: a
+// ForeignNodeError.
 //
 // The decision was made on a listing taken in epoch sess (nil: not checked). A watch set once
 // sess has ended is not waited on: the read may have been retried in a later session, in which
 // our node may be gone with the old one (an expiry), while the node ahead, still there, would
-// hold the nodeless waiter until it goes. The caller lists again instead. While sess is live
-// the watch was set in it, and the end of sess wakes the wait.
-func (c *contender) waitFor(ctx context.Context, sess *framework.Session, dec driver.Decision, changed context.Context) (bool, error) {
+// hold the nodeless waiter until it goes. The loop lists again instead. While sess is live the
+// watch was set in it, and the end of sess wakes the wait.
+func (c *contender) watchAhead(ctx context.Context, sess *framework.Session, dec driver.Decision, changed context.Context) turn {
 	_, st, w, err := c.lock.fw.GetW(ctx, childPath(c.lock.path, dec.WatchNode))
 	if errors.Is(err, framework.ErrNoNode) {
-		return dec.GoneHolds, nil
+		return turn{held: dec.GoneHolds, byWatch: dec.GoneHolds}
 	}
 	if err != nil {
-		return false, err
+		return turn{err: err}
 	}
 	if err := c.lock.squatter(dec.WatchNode, st); err != nil {
-		return false, err // its watch stays until the node changes: go-zookeeper cannot remove it
+		return turn{err: err} // its watch stays until the node changes: go-zookeeper cannot remove it
 	}
 	if sess != nil && sess.Err() != nil {
-		return false, nil
+		return turn{}
 	}
-	ev, err := waitWatch(ctx, w, changed)
-	if err != nil {
-		return false, ignoreInterrupt(err)
-	}
-	return dec.GoneHolds && ev.Type == framework.EventNodeDeleted, nil
+	return turn{w: w, changed: changed, sess: sess, goneHolds: dec.GoneHolds}
 }
 
-// waitDir watches the directory's children. The listing that comes with the watch is decided
-// on first: a change between our last listing and the watch would otherwise never wake us. A
-// directory that is gone (a reaped container) means our node is gone too.
-func (c *contender) waitDir(ctx context.Context, changed context.Context) (bool, error) {
+// watchDir watches the directory's children, for the caller to wait on. The listing that comes
+// with the watch is decided on first: a change between our last listing and the watch would
+// otherwise never wake us. A directory that is gone (a reaped container) means our node is gone
+// too.
+func (c *contender) watchDir(ctx context.Context, sess *framework.Session, changed context.Context) turn {
 	kids, _, w, err := c.lock.fw.ChildrenW(ctx, c.lock.path)
 	if errors.Is(err, framework.ErrNoNode) {
-		return false, fmt.Errorf("%w: %s: the directory is gone", driver.ErrOwnNodeMissing, c.path)
+		return turn{err: fmt.Errorf("%w: %s: the directory is gone", driver.ErrOwnNodeMissing, c.path)}
 	}
 	if err != nil {
-		return false, err
+		return turn{err: err}
 	}
 	input, _, err := c.lock.input.current(ctx)
 	if err != nil {
-		return false, err
+		return turn{err: err}
 	}
 	now, err := c.evaluate(kids, input)
 	switch {
 	case err != nil:
-		return false, err
+		return turn{err: err}
 	case now.Holds:
-		return true, nil
+		return turn{held: true}
 	}
 	if err := c.foreignIn(ctx, kids); err != nil {
-		return false, err // the children watch stays until the directory changes, as in waitFor
+		return turn{err: err} // the children watch stays until the directory changes, as in watchAhead
 	}
-	_, err = waitWatch(ctx, w, changed)
-	return false, ignoreInterrupt(err)
+	return turn{w: w, changed: changed, sess: sess}
 }
 
 // waitWatch waits for w like w.Wait, and also returns (a zero event, nil) as soon as changed,

@@ -125,7 +125,7 @@ func (s *txSet) fail(ctx context.Context, err error) error {
 }
 
 // waitOn waits once for the node that lock i's decision, made on a listing of epoch sess,
-// names, and reports whether its deletion grants lock i (see contender.waitFor: a watch set
+// names, and reports whether its deletion grants lock i (see contender.watchAhead: a watch set
 // once sess has ended is not waited on, so a set whose nodes went with an expired session
 // lists again and queues anew instead of waiting, nodeless, on a watch of the new session).
 func (s *txSet) waitOn(ctx context.Context, sess *framework.Session, i int, dec driver.Decision) (bool, error) {
@@ -137,7 +137,18 @@ func (s *txSet) waitOn(ctx context.Context, sess *framework.Session, i int, dec 
 		s.queued = true
 		c.lock.event(eventQueued, c.path, 0, nil)
 	}
-	return c.waitFor(ctx, sess, dec, nil)
+	t := c.watchAhead(ctx, sess, dec, nil)
+	switch {
+	case t.err != nil:
+		return false, t.err
+	case t.w == nil: // gone already (held when its deletion grants), or sess ended: list again
+		return t.held, nil
+	}
+	ev, err := waitWatch(ctx, t.w, nil)
+	if err != nil {
+		return false, ignoreInterrupt(err)
+	}
+	return t.goneHolds && ev.Type == framework.EventNodeDeleted, nil
 }
 
 // list lists the directory of every lock not yet held (nil for a lock held), and checks that
