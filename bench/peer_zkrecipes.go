@@ -135,6 +135,8 @@ func (s *zkrSession) MultiLockMode(paths []string, mode string) (harness.Locker,
 type leaseLocker struct {
 	acquire func(ctx context.Context) (recipes.Held, error)
 	held    recipes.Held
+	// background: Release under context.Background() (the no-cancel variant), not the harness's.
+	background bool
 }
 
 func (l *leaseLocker) Acquire(ctx context.Context) error {
@@ -152,6 +154,9 @@ func (l *leaseLocker) Release(ctx context.Context) error {
 	}
 	lease := l.held
 	l.held = nil
+	if l.background {
+		ctx = context.Background()
+	}
 	return lease.Release(ctx)
 }
 

@@ -69,6 +69,8 @@ func allPeers(selected map[string]bool) []peerEntry {
 	if len(selected) == 0 {
 		return all
 	}
+	// Diagnostic variants run only when named.
+	all = append(all, peerEntry{peer: zkrecipesNoCancelPeer(), variant: true})
 	var out []peerEntry
 	for _, p := range all {
 		if selected[p.peer.Name()] || selected[slug(p.peer.Name())] {

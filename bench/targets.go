@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 )
@@ -141,8 +140,11 @@ func (d *runData) depthTargets() []targetRow {
 	}
 	n, hasN := r.Extra["notifications_per_release"]
 	rows := []targetRow{
-		{name: "e. at " + w + " waiters: each release wakes exactly one waiter", measured: extraCell(r, "notifications_per_release") + " notifications per release",
-			verdict: verdict(hasN && math.Abs(n-1) < 1e-9), evidence: "watch notifications fired by the server (mntr) during the timed releases"},
+		// The server counts the releaser's own-node watch too (issue 24.2), as in d: one waiter woken
+		// is 1 to 2 notifications per release; a herd gives about the depth.
+		{name: "e. at " + w + " waiters: each release wakes exactly one waiter: ≤ 2 notifications per release, the releaser's own-node watch included",
+			measured: extraCell(r, "notifications_per_release") + " notifications per release",
+			verdict:  verdict(hasN && n > 1-1e-9 && n < 2+1e-9), evidence: "watch notifications fired by the server (mntr) during the timed releases"},
 		{name: "e. at " + w + " waiters: client memory per waiter < 4 KB", measured: fmtSigned(r.MemPerWaiter) + " bytes",
 			verdict: verdict(r.MemPerWaiter < 4096), evidence: "Go live heap after GC (runtime/metrics), queue full, divided by the waiters"},
 		{name: "e. at " + w + " waiters: at most one goroutine per waiter (the caller's own included)",
