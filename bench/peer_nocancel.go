@@ -16,13 +16,9 @@ const zkrecipesNoCancelName = "zkrecipes no-cancel"
 // beside them, the way zk.Lock's Lock() does. It measures what cancellation costs, so it runs only
 // when named in -peers (never in the default plan), and only the timed lock scenarios.
 func zkrecipesNoCancelPeer() harness.Peer {
-	return harness.GoPeer{PeerName: zkrecipesNoCancelName, Connect: func(ctx context.Context, servers string) (harness.Session, error) {
-		s, err := connectZkrecipes(ctx, servers)
-		if err != nil {
-			return nil, err
-		}
-		return noCancelSession{s.(*zkrSession)}, nil
-	}}
+	return zkrecipesVariant(zkrecipesNoCancelName, func(s *zkrSession) harness.Session {
+		return noCancelSession{s}
+	})
 }
 
 // noCancelSession is a zkrecipes session whose mutexes ignore the harness's context.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 	"github.com/zkrecipes/zkrecipes/recipes"
 )
@@ -13,12 +11,8 @@ const zkrecipesStickyName = "zkrecipes sticky"
 // zkrecipesStickyPeer is this library with every mutex and read/write lock sticky
 // (recipes.WithSticky with the default idle time). It runs the s scenarios only.
 func zkrecipesStickyPeer() harness.Peer {
-	return harness.GoPeer{PeerName: zkrecipesStickyName, Connect: func(ctx context.Context, servers string) (harness.Session, error) {
-		s, err := connectZkrecipes(ctx, servers)
-		if err != nil {
-			return nil, err
-		}
-		s.(*zkrSession).lockOpts = []recipes.LockOption{recipes.WithSticky(0)}
-		return s, nil
-	}}
+	return zkrecipesVariant(zkrecipesStickyName, func(s *zkrSession) harness.Session {
+		s.lockOpts = []recipes.LockOption{recipes.WithSticky(0)}
+		return s
+	})
 }

@@ -26,6 +26,18 @@ func zkrecipesPeer() harness.Peer {
 	}}
 }
 
+// zkrecipesVariant is this library configured otherwise: each session, once connected, is
+// given to adjust, which returns the session the harness uses.
+func zkrecipesVariant(name string, adjust func(*zkrSession) harness.Session) harness.Peer {
+	return harness.GoPeer{PeerName: name, Connect: func(ctx context.Context, servers string) (harness.Session, error) {
+		s, err := connectZkrecipes(ctx, servers)
+		if err != nil {
+			return nil, err
+		}
+		return adjust(s.(*zkrSession)), nil
+	}}
+}
+
 type zkrSession struct {
 	fw  *framework.Framework
 	mu  sync.Mutex
