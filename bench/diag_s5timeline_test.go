@@ -42,12 +42,17 @@ type tlRec struct {
 func (r *tlRec) connect(ctx context.Context, servers string) (harness.Session, error) {
 	idx := int(r.next.Add(1))
 	tr := framework.WithTracer(func(t framework.Trace) {
-		if t.Kind != framework.TraceOperation {
+		if t.Kind == framework.TraceLock {
 			return
 		}
-		end := time.Now()
+		end, name := time.Now(), t.Name
+		if t.Kind == framework.TraceState {
+			name = "state " + t.State.String() // a connection state change, logged beside a write's requests
+		} else if t.Err != nil {
+			name += " (" + t.Err.Error() + ")"
+		}
 		r.mu.Lock()
-		r.ops = append(r.ops, tlOp{idx, t.Name, end.Add(-t.Duration), end})
+		r.ops = append(r.ops, tlOp{idx, name, end.Add(-t.Duration), end})
 		r.mu.Unlock()
 	})
 	s, err := connectZkrecipes(ctx, servers, tr)
@@ -116,6 +121,8 @@ func (r *tlRec) steps(w [2]time.Time) (tlSteps, string) {
 		case strings.HasPrefix(op.name, "getChildren"):
 			s.readerLists++
 			s.readersListed = max(s.readersListed, ms(op.end))
+		case strings.HasPrefix(op.name, "state "):
+			seq = append(seq, fmt.Sprintf("session %d %s at %.1f", op.idx, op.name, ms(op.end)))
 		case op.name == "delete":
 			s.readerDeletes++
 			s.readersDeleted = max(s.readersDeleted, ms(op.end))
@@ -144,7 +151,7 @@ func TestDiagS5Timeline(t *testing.T) {
 		for j, w := range r.writes {
 			s, seq := r.steps(w)
 			all = append(all, s)
-			if j < 3 {
+			if j < 3 || s.relisted {
 				t.Logf("pause %v, write %d: acquired %.1f ms; readers: %d lists (last ended %.1f), %d deletes (last ended %.1f); writer: %s",
 					pause, j, s.acquired, s.readerLists, s.readersListed, s.readerDeletes, s.readersDeleted, seq)
 			}
