@@ -95,6 +95,45 @@ type tlSteps struct {
 	createList, firstWatch, readersListed, readersDeleted, acquired float64
 	writerOps, readerLists, readerDeletes                           int
 	relisted                                                        bool // the create+listing listed twice (its first listing lacked the node)
+	// the reader whose delete ended last: from the writer's create+listing end to its listing's
+	// start (the notification reaching its handler), its listing, from the listing's end to its
+	// delete's start, and its delete
+	pickup, listRT, handoff, deleteRT float64
+}
+
+// slowestReader fills the slowest reader's steps of s: each reader's first directory listing
+// (getChildrenW) that starts in the write and its first delete after it.
+func (r *tlRec) slowestReader(w [2]time.Time, writer int, s *tlSteps) {
+	ms := func(t time.Time) float64 { return float64(t.Sub(w[0]).Microseconds()) / 1e3 }
+	type reaction struct{ list, del *tlOp }
+	by := map[int]*reaction{}
+	for i := range r.ops {
+		op := &r.ops[i]
+		if op.idx == writer || op.start.Before(w[0]) || op.start.After(w[1]) {
+			continue
+		}
+		x := by[op.idx]
+		if x == nil {
+			x = &reaction{}
+			by[op.idx] = x
+		}
+		switch {
+		case op.name == "getChildrenW" && (x.list == nil || op.start.Before(x.list.start)):
+			x.list = op
+		case op.name == "delete" && (x.del == nil || op.start.Before(x.del.start)):
+			x.del = op
+		}
+	}
+	var last *reaction
+	for _, x := range by {
+		if x.list != nil && x.del != nil && !x.del.start.Before(x.list.end) && (last == nil || x.del.end.After(last.del.end)) {
+			last = x
+		}
+	}
+	if last != nil {
+		s.pickup, s.listRT = ms(last.list.start)-s.createList, ms(last.list.end)-ms(last.list.start)
+		s.handoff, s.deleteRT = ms(last.del.start)-ms(last.list.end), ms(last.del.end)-ms(last.del.start)
+	}
 }
 
 func (r *tlRec) steps(w [2]time.Time) (tlSteps, string) {
@@ -128,6 +167,7 @@ func (r *tlRec) steps(w [2]time.Time) (tlSteps, string) {
 			s.readersDeleted = max(s.readersDeleted, ms(op.end))
 		}
 	}
+	r.slowestReader(w, writer, &s)
 	return s, strings.Join(seq, ", ")
 }
 
@@ -177,6 +217,9 @@ func TestDiagS5Timeline(t *testing.T) {
 		t.Logf("pause %v: %d of %d create+listings listed twice; medians: readers' reaction (writer's create+listing end to their last delete end) %.1f ms, writer's tail (last delete end to acquired) %.1f ms",
 			pause, relisted, len(all), med(func(s tlSteps) float64 { return s.readersDeleted - s.createList }),
 			med(func(s tlSteps) float64 { return s.acquired - s.readersDeleted }))
+		t.Logf("pause %v: the slowest reader's reaction, medians: writer's create+listing end to its listing's start %.1f ms, its listing %.1f ms, listing end to delete start %.2f ms, its delete %.1f ms",
+			pause, med(func(s tlSteps) float64 { return s.pickup }), med(func(s tlSteps) float64 { return s.listRT }),
+			med(func(s tlSteps) float64 { return s.handoff }), med(func(s tlSteps) float64 { return s.deleteRT }))
 		t.Logf("pause %v: %d writes (p50 %.2f ms, reads/s %.0f, err %v); medians, ms after the acquire began: writer's create+listing ended %.1f, its first watch ended %.1f, readers' last listing ended %.1f, last delete ended %.1f, acquired %.1f; writer requests %.1f",
 			pause, len(all), res.P50Ms, res.CyclesPerSec, err, med(func(s tlSteps) float64 { return s.createList }),
 			med(func(s tlSteps) float64 { return s.firstWatch }), med(func(s tlSteps) float64 { return s.readersListed }),
