@@ -10,6 +10,10 @@ package recipes
 // grant of the lock did not queue (it took the lock again before anyone else did); from then on
 // its queued grants are cached, until one is taken away before any local re-use.
 //
+// "Queued" is what the acquire loop saw: when the other process's idle node goes between our
+// create and our listing (its delete overtook our listing), the grant did not queue and is
+// cached as any plain grant is, as it was before the rule.
+//
 // The rule only ever chooses to delete a node that a cached lock would have kept: no grant is
 // made on anything weaker than before (docs/safety.md, "Sticky leases").
 
