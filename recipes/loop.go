@@ -21,6 +21,7 @@ type grant struct {
 	slot    *slot              // the sticky slot the node is (sticky_cache.go), or nil
 	local   bool               // granted from the slot, with no request: the slot watches the node
 	arm     *ownArm            // sets the own-node watch on the burst that granted (ownarm.go), or nil
+	queued  bool               // the acquire waited behind another node before this grant (a visit, for a sticky lock)
 }
 
 // acquire creates our node and waits until drv says we hold the lock. A vanished own node
@@ -63,7 +64,7 @@ func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant,
 	if t.err != nil {
 		return grant{}, l.busyOrForeign(ctx, c.path, t.err)
 	}
-	g := grant{path: c.path, session: t.sess, own: t.own, token: c.tok, arm: t.arm}
+	g := grant{path: c.path, session: t.sess, own: t.own, token: c.tok, arm: t.arm, queued: c.queued}
 	return g, nil
 }
 

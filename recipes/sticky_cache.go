@@ -67,6 +67,7 @@ type slot struct {
 	arming    chan struct{}    // closes when the first lease's directory watch is set (or failed)
 	conflict  bool             // a conflicting contender was seen while held: delete at release
 	reuses    int              // local grants
+	queued    bool             // the grant that made the slot queued behind another node (a visit: sticky_visit.go)
 	waiters   []chan *Lease    // local acquirers in FIFO order; nil on the channel: take the normal way
 	timer     *time.Timer      // the idle time
 	idleSince time.Time        // when the slot last became idle
@@ -98,10 +99,10 @@ func (c *stickyCache) adopt(g *grant, drv driver.Driver) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.slot != nil || !c.policy.keep(time.Now()) {
+	if c.closed || c.slot != nil || !c.policy.keep(time.Now(), g.queued) {
 		return
 	}
-	s := &slot{c: c, path: g.path, name: path.Base(g.path), session: g.session, token: g.token, state: slotHeld}
+	s := &slot{c: c, path: g.path, name: path.Base(g.path), session: g.session, token: g.token, state: slotHeld, queued: g.queued}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.stopEpoch = context.AfterFunc(g.session.Context(), s.epochEnded)
 	c.slot = s
@@ -179,7 +180,7 @@ func (c *stickyCache) end(s *slot, wasted bool) {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
-	c.policy.ended(time.Now(), s.reuses > 0, wasted && s.reuses == 0)
+	c.policy.ended(time.Now(), s.reuses > 0, wasted && s.reuses == 0, s.queued)
 	for _, w := range s.waiters {
 		w <- nil
 	}

@@ -33,14 +33,17 @@ type stickyPolicy struct {
 	backoff time.Duration // the last back-off's time; 0 before the first
 	left    int           // grants still to release normally in this back-off; -1: no bound in grants
 	until   time.Time     // the back-off ends then at the latest
+	visits  visitRule     // whether a grant that queued may be cached (sticky_visit.go)
 }
 
-// keep reports whether a lease granted at now may be kept idle at its release; a grant refused
+// keep reports whether a lease granted at now may be kept idle at its release; queued says that
+// the acquire waited behind another node first (the visit rule decides on it). A grant refused
 // counts against the back-off.
-func (p *stickyPolicy) keep(now time.Time) bool {
+func (p *stickyPolicy) keep(now time.Time, queued bool) bool {
+	visit := !p.visits.granted(queued)
 	if !p.backingOff(now) {
 		p.left = 0
-		return true
+		return !visit
 	}
 	if p.left > 0 {
 		p.left--
@@ -50,11 +53,13 @@ func (p *stickyPolicy) keep(now time.Time) bool {
 
 // ended records the end of a cached node at now: reused when a local re-grant took it at least
 // once, wasted when a conflicting contender took it away before any (the other ends, the idle
-// time, a close, a lost session, say nothing about the pattern and are neither).
-func (p *stickyPolicy) ended(now time.Time, reused, wasted bool) {
+// time, a close, a lost session, say nothing about the pattern and are neither); queued when
+// the grant that made it queued (the visit rule learns from it).
+func (p *stickyPolicy) ended(now time.Time, reused, wasted, queued bool) {
+	p.visits.ended(queued, reused, wasted)
 	switch {
 	case reused:
-		*p = stickyPolicy{trusted: true}
+		*p = stickyPolicy{trusted: true, visits: p.visits}
 	case wasted:
 		p.wasted++
 		if p.wasted < stickyWasteLimit {

@@ -33,9 +33,9 @@ func TestStickyPolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var p stickyPolicy
 			for _, e := range tc.ends {
-				p.ended(t0.Add(e.at), e.reused, e.wasted)
+				p.ended(t0.Add(e.at), e.reused, e.wasted, false)
 			}
-			if got := p.keep(t0.Add(tc.at)); got != tc.keep {
+			if got := p.keep(t0.Add(tc.at), false); got != tc.keep {
 				t.Fatalf("keep = %v, want %v (policy %+v)", got, tc.keep, p)
 			}
 			if !tc.keep && !p.until.Equal(t0.Add(tc.until)) {
@@ -51,10 +51,10 @@ func TestStickyPolicyBackoffCapped(t *testing.T) {
 	p := stickyPolicy{trusted: true} // a re-use came first: the back-off is counted in grants too
 	now := time.Unix(1000, 0)
 	for range 14 {
-		p.ended(now, false, true)
+		p.ended(now, false, true, false)
 		for p.backingOff(now) { // each back-off runs out of grants, or time
 			if p.left > 0 {
-				p.keep(now)
+				p.keep(now, false)
 				continue
 			}
 			now = p.until
@@ -63,7 +63,7 @@ func TestStickyPolicyBackoffCapped(t *testing.T) {
 	if p.backoff != stickyBackoffMax || p.grants != stickyBackoffGrantsMax {
 		t.Fatalf("backoff = %v, %d grants, want the caps %v, %d", p.backoff, p.grants, stickyBackoffMax, stickyBackoffGrantsMax)
 	}
-	if p.ended(now, false, true); p.keep(now) {
+	if p.ended(now, false, true, false); p.keep(now, false) {
 		t.Fatal("keep inside the back-off")
 	}
 }
@@ -78,9 +78,9 @@ func TestStickyPolicyAlternation(t *testing.T) {
 	for at := time.Duration(0); at < 10*time.Minute; at += time.Millisecond {
 		now := t0.Add(at)
 		total++
-		if p.keep(now) {
+		if p.keep(now, false) {
 			cached++
-			p.ended(now, false, true)
+			p.ended(now, false, true, false)
 		}
 	}
 	if share := float64(cached) / float64(total); share > 0.001 {
@@ -123,10 +123,10 @@ func TestStickyPolicyBackoffInGrants(t *testing.T) {
 			for i, s := range tc.steps {
 				now := t0.Add(s.at)
 				if s.wasted || s.reused {
-					p.ended(now, s.reused, s.wasted)
+					p.ended(now, s.reused, s.wasted, false)
 					continue
 				}
-				if got := p.keep(now); got != s.want {
+				if got := p.keep(now, false); got != s.want {
 					t.Fatalf("step %d: keep = %v, want %v (policy %+v)", i, got, s.want, p)
 				}
 			}

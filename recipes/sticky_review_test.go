@@ -122,6 +122,8 @@ func TestStickyCloseRacesAcquire(t *testing.T) {
 // its node ends the slot at once, as an ended epoch does: local waiters take the normal way and
 // are granted as the waiters of a plain lock are, without waiting for the lost holder's release
 // (which may never come: the loss grace exists for that), and a TryAcquire is not ErrSelfLocked.
+// A grant that queued is cached only once the lock has shown that it re-uses such grants (the
+// visit rule, sticky_visit.go): the lock learns it first, as a lock that migrates in turns does.
 func TestStickyLostHandoffLeaseFreesItsWaiters(t *testing.T) {
 	fa, fb := testFramework(t), testFramework(t)
 	p := "/sticky-review/" + t.Name()
@@ -133,6 +135,11 @@ func TestStickyLostHandoffLeaseFreesItsWaiters(t *testing.T) {
 	b, err := recipes.NewMutex(fb, p)
 	if err != nil {
 		t.Fatal(err)
+	}
+	visitOnce(t, fb, a, b)  // a's grant queued behind b's lease: not cached, deleted at its release
+	acquireLocal(t, a.Lock) // a takes the lock again before anyone else: its queued grants are cached from now on
+	if slot, _, _ := recipes.StickySnapshot(a.Lock); slot == nil {
+		t.Fatal("a's plain grant after the visit was not cached")
 	}
 	lb, err := b.Acquire(testCtx(t, 10*time.Second))
 	if err != nil {
