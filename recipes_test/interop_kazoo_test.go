@@ -3,7 +3,6 @@ package recipes_test
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"path"
 	"regexp"
 	"strings"
@@ -77,31 +76,16 @@ func TestInteropMutexWithKazoo(t *testing.T) {
 	if len(ours) != 2 || ours[0].Path != pyNode || string(ours[0].Data) != "py-holder" || !ourKazooNode.MatchString(path.Base(ours[1].Path)) {
 		t.Fatalf("we list %+v; want the kazoo holder, then our _c_<uuid>-__lock__<seq> waiter", ours)
 	}
-	if err := py.Release(ctxFor(t, 10*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
-	l := receive(t, got, "our waiter after the kazoo holder released")
-	if l == nil {
-		t.FailNow()
-	}
-	if tok(t, l) <= 0 {
-		t.Fatal("no fencing token")
-	}
-	select {
-	case <-l.Done():
-		t.Fatalf("Done closed on a held lease: %v", l.Err())
-	default:
-	}
-	if _, err := py.Acquire(ctxFor(t, 10*time.Second), p, 200*time.Millisecond); !errors.Is(err, interop.ErrTimeout) {
-		t.Fatalf("kazoo acquire under a Go holder: %v, want a timeout", err)
-	}
-	mustRelease(t, l)
-	if _, err := py.Acquire(ctxFor(t, 10*time.Second), p, 10*time.Second); err != nil {
-		t.Fatalf("kazoo acquire after the Go release: %v", err)
-	}
-	if err := py.Release(ctxFor(t, 10*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
+	foreignHandsOver(t, py, p, "kazoo", got, func(l *recipes.Lease) {
+		if tok(t, l) <= 0 {
+			t.Fatal("no fencing token")
+		}
+		select {
+		case <-l.Done():
+			t.Fatalf("Done closed on a held lease: %v", l.Err())
+		default:
+		}
+	})
 }
 
 // Two kazoo and two Go contenders hammer one mutex: never two holders.
@@ -113,20 +97,14 @@ func TestInteropMutexExclusionWithKazoo(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py"})
-		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
-			_, err := py.Acquire(ctxFor(t, 60*time.Second), p, 50*time.Second)
-			return func() error { return py.Release(ctxFor(t, 20*time.Second), p) }, err
-		})
+		contend(t, &wg, rounds, &holders, 0, foreignAcquire(t, py, p))
 	}
 	for i := 0; i < 2; i++ {
 		m, err := recipes.NewKazooMutex(zktest.Connect(t, zk), p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
-			l, err := m.Acquire(ctxFor(t, 60*time.Second))
-			return func() error { return l.Release(context.Background()) }, err
-		})
+		contend(t, &wg, rounds, &holders, 0, ourAcquire(t, m.Acquire))
 	}
 	wg.Wait()
 	if n := holders.Max(); n != 1 {
@@ -217,56 +195,14 @@ func TestInteropReadWriteWithKazoo(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py", Fix649: true})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				write := rand.IntN(4) == 0
-				acquire, release := py.ReadAcquire, py.ReadRelease
-				if write {
-					acquire, release = py.WriteAcquire, py.WriteRelease
-				}
-				if _, err := acquire(ctxFor(t, 60*time.Second), p, 50*time.Second); err != nil {
-					t.Errorf("kazoo acquire (write=%v): %v", write, err)
-					return
-				}
-				check.enter(write)
-				check.leave(write)
-				if err := release(ctxFor(t, 20*time.Second), p); err != nil {
-					t.Errorf("kazoo release: %v", err)
-					return
-				}
-			}
-		}()
+		rwContend(t, &wg, rounds, &check, "kazoo", 0, foreignRWAcquire(t, py, p))
 	}
 	for i := 0; i < 2; i++ {
 		rw, err := recipes.NewKazooReadWriteLock(zktest.Connect(t, zk), p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				write := rand.IntN(4) == 0
-				lock := rw.ReadLock().Lock
-				if write {
-					lock = rw.WriteLock().Lock
-				}
-				l, err := lock.Acquire(ctxFor(t, 60*time.Second))
-				if err != nil {
-					t.Errorf("Go acquire (write=%v): %v", write, err)
-					return
-				}
-				check.enter(write)
-				time.Sleep(time.Millisecond) // a short critical section, so readers can overlap
-				check.leave(write)
-				if err := l.Release(context.Background()); err != nil {
-					t.Errorf("Go release: %v", err)
-					return
-				}
-			}
-		}()
+		rwContend(t, &wg, rounds, &check, "Go", time.Millisecond, ourRWAcquire(t, rw))
 	}
 	wg.Wait()
 	if check.violations != 0 {

@@ -1,7 +1,6 @@
 package recipes_test
 
 import (
-	"context"
 	"errors"
 	"path"
 	"strings"
@@ -57,23 +56,7 @@ func TestInteropMutexWithCurator(t *testing.T) {
 	if len(parts) != 2 || len(ours) != 2 || parts[0] != javaNode || parts[1] != ours[1].Path || ours[0].Path != javaNode {
 		t.Fatalf("Curator lists %v, we list %+v; want the Java holder first, then our waiter", parts, ours)
 	}
-	if err := java.Release(ctxFor(t, 10*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
-	l := receive(t, got, "our waiter after the Java holder released")
-	if l == nil {
-		t.FailNow()
-	}
-	if _, err := java.Acquire(ctxFor(t, 10*time.Second), p, 200*time.Millisecond); !errors.Is(err, interop.ErrTimeout) {
-		t.Fatalf("Curator acquire under a Go holder: %v, want a timeout", err)
-	}
-	mustRelease(t, l)
-	if _, err := java.Acquire(ctxFor(t, 10*time.Second), p, 10*time.Second); err != nil {
-		t.Fatalf("Curator acquire after the Go release: %v", err)
-	}
-	if err := java.Release(ctxFor(t, 10*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
+	foreignHandsOver(t, java, p, "Curator", got, nil)
 }
 
 // Two Java and two Go contenders hammer one lock: never two holders.
@@ -84,18 +67,10 @@ func TestInteropMutexExclusion(t *testing.T) {
 	var holders zktest.Gauge
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
-		java := startCurator(t, zk.Servers())
-		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
-			_, err := java.Acquire(ctxFor(t, 60*time.Second), p, 50*time.Second)
-			return func() error { return java.Release(ctxFor(t, 20*time.Second), p) }, err
-		})
+		contend(t, &wg, rounds, &holders, 0, foreignAcquire(t, startCurator(t, zk.Servers()), p))
 	}
 	for i := 0; i < 2; i++ {
-		m := mustMutex(t, zktest.Connect(t, zk), p)
-		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
-			l, err := m.Acquire(ctxFor(t, 60*time.Second))
-			return func() error { return l.Release(context.Background()) }, err
-		})
+		contend(t, &wg, rounds, &holders, 0, ourAcquire(t, mustMutex(t, zktest.Connect(t, zk), p).Acquire))
 	}
 	wg.Wait()
 	if n := holders.Max(); n != 1 {

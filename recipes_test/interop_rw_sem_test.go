@@ -2,7 +2,6 @@ package recipes_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -53,59 +52,14 @@ func TestInteropReadWriteWithCurator(t *testing.T) {
 	var check rwCheck
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
-		java := startCurator(t, zk.Servers())
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				write := rand.IntN(4) == 0
-				acquire, release := java.ReadAcquire, java.ReadRelease
-				if write {
-					acquire, release = java.WriteAcquire, java.WriteRelease
-				}
-				if _, err := acquire(ctxFor(t, 60*time.Second), p, 50*time.Second); err != nil {
-					t.Errorf("Curator acquire (write=%v): %v", write, err)
-					return
-				}
-				check.enter(write)
-				check.leave(write)
-				if err := release(ctxFor(t, 20*time.Second), p); err != nil {
-					t.Errorf("Curator release: %v", err)
-					return
-				}
-			}
-		}()
+		rwContend(t, &wg, rounds, &check, "Curator", 0, foreignRWAcquire(t, startCurator(t, zk.Servers()), p))
 	}
 	for i := 0; i < 2; i++ {
 		rw, err := recipes.NewReadWriteLock(zktest.Connect(t, zk), p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				write := rand.IntN(4) == 0
-				var l *recipes.Lease
-				var err error
-				if write {
-					l, err = rw.WriteLock().Acquire(ctxFor(t, 60*time.Second))
-				} else {
-					l, err = rw.ReadLock().Acquire(ctxFor(t, 60*time.Second))
-				}
-				if err != nil {
-					t.Errorf("Go acquire (write=%v): %v", write, err)
-					return
-				}
-				check.enter(write)
-				time.Sleep(time.Millisecond) // a short critical section, so readers can overlap
-				check.leave(write)
-				if err := l.Release(context.Background()); err != nil {
-					t.Errorf("Go release: %v", err)
-					return
-				}
-			}
-		}()
+		rwContend(t, &wg, rounds, &check, "Go", time.Millisecond, ourRWAcquire(t, rw))
 	}
 	wg.Wait()
 	if check.violations != 0 {
