@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/interop"
 	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // foreignMutex is a foreign client's mutex (kazoo's Lock, Curator's InterProcessMutex), driven
@@ -115,4 +117,62 @@ func foreignHandsOver(t *testing.T, c foreignMutex, p, who string, got <-chan *r
 	if err := c.Release(ctxFor(t, 10*time.Second), p); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// foreignHoldsWhileWeQueue has c take mutex m's path and returns c's node: m cannot take it
+// (TryAcquire: ErrLocked), and our waiter, returned, queues behind c (seen through fw). who
+// names c.
+func foreignHoldsWhileWeQueue(t *testing.T, c foreignMutex, who string, fw *framework.Framework, m *recipes.InterProcessMutex) (string, <-chan *recipes.Lease) {
+	t.Helper()
+	p := m.Path()
+	node, err := c.Acquire(ctxFor(t, 20*time.Second), p, 10*time.Second)
+	if err != nil {
+		t.Fatalf("%s acquire: %v", who, err)
+	}
+	if _, err := m.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
+		t.Fatalf("Go TryAcquire under a %s holder: %v, want ErrLocked", who, err)
+	}
+	got := leaseAsync(t, "Go waiter", 30*time.Second, m.Acquire)
+	zktest.Eventually(t, 10*time.Second, "the Go waiter to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
+	return node, got
+}
+
+// mutexExclusionWith has two foreign contenders (each from start) and two of ours (each from
+// ours) take mutex p in turn, 25 rounds each: never two holders. who names the foreign side.
+func mutexExclusionWith(t *testing.T, p, who string, start func() foreignMutex, ours func() *recipes.InterProcessMutex) {
+	t.Helper()
+	const rounds = 25
+	var holders zktest.Gauge
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		contend(t, &wg, rounds, &holders, 0, foreignAcquire(t, start(), p))
+	}
+	for i := 0; i < 2; i++ {
+		contend(t, &wg, rounds, &holders, 0, ourAcquire(t, ours().Acquire))
+	}
+	wg.Wait()
+	if n := holders.Max(); n != 1 {
+		t.Fatalf("max holders across Go and %s = %d, want 1", who, n)
+	}
+}
+
+// rwExclusionWith has two foreign contenders (each from start) and two of ours (each from ours)
+// read- and write-lock p at random, 20 rounds each: never two writers, never a writer with a
+// reader. who names the foreign side.
+func rwExclusionWith(t *testing.T, p, who string, start func() foreignRW, ours func() *recipes.InterProcessReadWriteLock) {
+	t.Helper()
+	const rounds = 20
+	var check rwCheck
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		rwContend(t, &wg, rounds, &check, who, 0, foreignRWAcquire(t, start(), p))
+	}
+	for i := 0; i < 2; i++ {
+		rwContend(t, &wg, rounds, &check, "Go", time.Millisecond, ourRWAcquire(t, ours()))
+	}
+	wg.Wait()
+	if check.violations != 0 {
+		t.Fatalf("%d read-write exclusion violations across Go and %s", check.violations, who)
+	}
+	t.Logf("most concurrent readers: %d", check.maxReaders)
 }

@@ -6,7 +6,6 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -48,18 +47,10 @@ func TestInteropMutexWithKazoo(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	pyNode, err := py.Acquire(ctxFor(t, 20*time.Second), p, 10*time.Second)
-	if err != nil {
-		t.Fatalf("kazoo acquire: %v", err)
-	}
+	pyNode, got := foreignHoldsWhileWeQueue(t, py, "kazoo", fw, m)
 	if !kazooNode.MatchString(path.Base(pyNode)) {
 		t.Fatalf("kazoo's node %q is not <uuid hex>__lock__<seq>", pyNode)
 	}
-	if _, err := m.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
-		t.Fatalf("Go TryAcquire under a kazoo holder: %v, want ErrLocked", err)
-	}
-	got := leaseAsync(t, "Go waiter", 30*time.Second, m.Acquire)
-	zktest.Eventually(t, 10*time.Second, "the Go waiter to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
 	ids, err := py.Contenders(ctxFor(t, 10*time.Second), p)
 	if err != nil {
 		t.Fatal(err)
@@ -92,24 +83,15 @@ func TestInteropMutexWithKazoo(t *testing.T) {
 func TestInteropMutexExclusionWithKazoo(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	const rounds = 25
-	var holders zktest.Gauge
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py"})
-		contend(t, &wg, rounds, &holders, 0, foreignAcquire(t, py, p))
-	}
-	for i := 0; i < 2; i++ {
+	mutexExclusionWith(t, p, "kazoo", func() foreignMutex {
+		return startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py"})
+	}, func() *recipes.InterProcessMutex {
 		m, err := recipes.NewKazooMutex(zktest.Connect(t, zk), p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		contend(t, &wg, rounds, &holders, 0, ourAcquire(t, m.Acquire))
-	}
-	wg.Wait()
-	if n := holders.Max(); n != 1 {
-		t.Fatalf("max holders across Go and kazoo = %d, want 1", n)
-	}
+		return m
+	})
 }
 
 // Each side recognises the other's readers and writers: a reader of either kind admits readers
@@ -190,25 +172,15 @@ func TestInteropReadWriteKindsWithKazoo(t *testing.T) {
 func TestInteropReadWriteWithKazoo(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	const rounds = 20
-	var check rwCheck
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py", Fix649: true})
-		rwContend(t, &wg, rounds, &check, "kazoo", 0, foreignRWAcquire(t, py, p))
-	}
-	for i := 0; i < 2; i++ {
+	rwExclusionWith(t, p, "kazoo", func() foreignRW {
+		return startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py", Fix649: true})
+	}, func() *recipes.InterProcessReadWriteLock {
 		rw, err := recipes.NewKazooReadWriteLock(zktest.Connect(t, zk), p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rwContend(t, &wg, rounds, &check, "Go", time.Millisecond, ourRWAcquire(t, rw))
-	}
-	wg.Wait()
-	if check.violations != 0 {
-		t.Fatalf("%d read-write exclusion violations across Go and kazoo", check.violations)
-	}
-	t.Logf("most concurrent readers: %d", check.maxReaders)
+		return rw
+	})
 }
 
 // kazoo 2.8's ReadLock, unpatched, also waits for write nodes queued after it (kazoo#649): once

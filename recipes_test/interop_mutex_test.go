@@ -1,10 +1,8 @@
 package recipes_test
 
 import (
-	"errors"
 	"path"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,18 +31,10 @@ func TestInteropMutexWithCurator(t *testing.T) {
 	fw := zktest.Connect(t, zk)
 	m := mustMutex(t, fw, p)
 
-	javaNode, err := java.Acquire(ctxFor(t, 20*time.Second), p, 10*time.Second)
-	if err != nil {
-		t.Fatalf("Curator acquire: %v", err)
-	}
+	javaNode, got := foreignHoldsWhileWeQueue(t, java, "Curator", fw, m)
 	if !mutexNode.MatchString(path.Base(javaNode)) {
 		t.Fatalf("Curator's node %q does not match our layout", javaNode)
 	}
-	if _, err := m.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
-		t.Fatalf("Go TryAcquire under a Java holder: %v, want ErrLocked", err)
-	}
-	got := leaseAsync(t, "Go waiter", 30*time.Second, m.Acquire)
-	zktest.Eventually(t, 10*time.Second, "the Go waiter to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
 	parts, err := java.Participants(ctxFor(t, 10*time.Second), p)
 	if err != nil {
 		t.Fatal(err)
@@ -63,17 +53,6 @@ func TestInteropMutexWithCurator(t *testing.T) {
 func TestInteropMutexExclusion(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	const rounds = 25
-	var holders zktest.Gauge
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		contend(t, &wg, rounds, &holders, 0, foreignAcquire(t, startCurator(t, zk.Servers()), p))
-	}
-	for i := 0; i < 2; i++ {
-		contend(t, &wg, rounds, &holders, 0, ourAcquire(t, mustMutex(t, zktest.Connect(t, zk), p).Acquire))
-	}
-	wg.Wait()
-	if n := holders.Max(); n != 1 {
-		t.Fatalf("max holders across Go and Java = %d, want 1", n)
-	}
+	mutexExclusionWith(t, p, "Curator", func() foreignMutex { return startCurator(t, zk.Servers()) },
+		func() *recipes.InterProcessMutex { return mustMutex(t, zktest.Connect(t, zk), p) })
 }

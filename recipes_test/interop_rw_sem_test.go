@@ -48,24 +48,14 @@ func (c *rwCheck) leave(write bool) {
 func TestInteropReadWriteWithCurator(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	const rounds = 20
-	var check rwCheck
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		rwContend(t, &wg, rounds, &check, "Curator", 0, foreignRWAcquire(t, startCurator(t, zk.Servers()), p))
-	}
-	for i := 0; i < 2; i++ {
-		rw, err := recipes.NewReadWriteLock(zktest.Connect(t, zk), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rwContend(t, &wg, rounds, &check, "Go", time.Millisecond, ourRWAcquire(t, rw))
-	}
-	wg.Wait()
-	if check.violations != 0 {
-		t.Fatalf("%d read-write exclusion violations across Go and Java", check.violations)
-	}
-	t.Logf("most concurrent readers: %d", check.maxReaders)
+	rwExclusionWith(t, p, "Curator", func() foreignRW { return startCurator(t, zk.Servers()) },
+		func() *recipes.InterProcessReadWriteLock {
+			rw, err := recipes.NewReadWriteLock(zktest.Connect(t, zk), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rw
+		})
 }
 
 // Java semaphore clients (Curator 5.4) and ours share one semaphore path
