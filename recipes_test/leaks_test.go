@@ -125,18 +125,8 @@ func TestSharedSemaphoreObjectsKeepNoGoroutineEach(t *testing.T) {
 	zk := shared
 	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
-	count := p + "-count"
-	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, driver.EncodeCount(1), framework.CreatingParents()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fw.Delete(context.Background(), count) })
-	newSem := func() *recipes.InterProcessSemaphoreV2 {
-		s, err := recipes.NewSharedSemaphore(fw, p, count)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	count := sharedCountNode(t, fw, p, 1)
+	newSem := func() *recipes.InterProcessSemaphoreV2 { return mustSharedSemaphore(t, fw, p, count) }
 	mustRelease(t, mustLeases(t, newSem(), 1)[0]) // the first read of the count sets the watch
 	base := runtime.NumGoroutine()
 	const objects = 500
@@ -168,10 +158,8 @@ func TestSharedSemaphoreObjectsKeepNoGoroutineEach(t *testing.T) {
 // gone is the case the loop exists for: it must queue again with a new node.
 func TestAcquireRequeuesWhenTheSessionExpiresBetweenCreateAndListing(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t, framework.WithSessionTimeout(20*time.Second))
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
 	la := mustLease(t, mustRW(t, fa, p).WriteLock(), ctxFor(t, 10*time.Second)) // keeps the directory
 	id, pw := proxy.Session()
 

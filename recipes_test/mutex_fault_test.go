@@ -17,10 +17,8 @@ import (
 // server re-queues with a new node and still acquires.
 func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t)
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 
 	mb := mustMutex(t, fb, p)
@@ -63,10 +61,8 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 // TestMutexKilledSessionWhileWaiting fail about one run in ten).
 func TestMutexWaiterRequeuesWhenItsWatchLandsInANewSession(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t, framework.WithSessionTimeout(20*time.Second))
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	id, pw := proxy.Session()
 	proxy.CutReplyAfter(zktest.OpGetData)

@@ -15,10 +15,8 @@ import (
 // the session changed: the lease it returns must stand on a node of the current session.
 func TestHandoffAcrossAnExpiryGrantsOnlyALiveNode(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t, framework.WithSessionTimeout(20*time.Second))
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	id, pw := proxy.Session()
 

@@ -2,7 +2,6 @@ package recipes_test
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"path"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/zktest"
@@ -242,21 +242,13 @@ func TestSemaphoreWaiterLeaseDeletedAndCancelled(t *testing.T) {
 func TestSemaphoreSharedMaxRaised(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	count := p + "-count"
 	fw := zktest.Connect(t, zk)
-	enc := func(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
-	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, enc(1), framework.CreatingParents()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fw.Delete(context.Background(), count) })
-	s, err := recipes.NewSharedSemaphore(fw, p, count)
-	if err != nil {
-		t.Fatal(err)
-	}
+	count := sharedCountNode(t, fw, p, 1)
+	s := mustSharedSemaphore(t, fw, p, count)
 	first := mustLeases(t, s, 1)
 	got := acquireAsync(t, s, ctxFor(t, 30*time.Second), 1)
 	stillWaiting(t, got, "the second lease at max 1")
-	if _, err := fw.Set(ctxFor(t, 5*time.Second), count, enc(2), -1); err != nil {
+	if _, err := fw.Set(ctxFor(t, 5*time.Second), count, driver.EncodeCount(2), -1); err != nil {
 		t.Fatal(err)
 	}
 	second := receive(t, got, "the waiter after the maximum was raised")

@@ -1,0 +1,45 @@
+package recipes_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/driver"
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes"
+	"github.com/zkrecipes/zkrecipes/zktest"
+)
+
+// directAndProxied connects two clients to the shared server: fa directly, fb (with opts)
+// through the returned proxy, whose faults then touch fb's connection and session only.
+func directAndProxied(t *testing.T, opts ...framework.Option) (proxy *zktest.Proxy, fa, fb *framework.Framework) {
+	t.Helper()
+	proxy = zktest.NewProxy(t, shared.Servers()[0])
+	fa = zktest.Connect(t, shared)
+	fb = zktest.Connect(t, shared, append([]framework.Option{framework.WithDialer(proxy.Dialer())}, opts...)...)
+	return proxy, fa, fb
+}
+
+// sharedCountNode creates the count node p+"-count" holding n, deleted at cleanup, and
+// returns its path: the shared maximum of a semaphore on p.
+func sharedCountNode(t testing.TB, fw *framework.Framework, p string, n int32) string {
+	t.Helper()
+	count := p + "-count"
+	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, driver.EncodeCount(n), framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Delete(context.Background(), count) })
+	return count
+}
+
+// mustSharedSemaphore builds a semaphore on p whose maximum is read from count, or fails the
+// test.
+func mustSharedSemaphore(t testing.TB, fw *framework.Framework, p, count string) *recipes.InterProcessSemaphoreV2 {
+	t.Helper()
+	s, err := recipes.NewSharedSemaphore(fw, p, count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
