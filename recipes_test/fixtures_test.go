@@ -43,3 +43,12 @@ func mustSharedSemaphore(t testing.TB, fw *framework.Framework, p, count string)
 	}
 	return s
 }
+
+// expireSession expires session id (password pw) for real on zk's first server, or fails the
+// test.
+func expireSession(t testing.TB, zk *zktest.Cluster, id int64, pw []byte) {
+	t.Helper()
+	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -179,9 +179,7 @@ func TestAcquireRequeuesWhenTheSessionExpiresBetweenCreateAndListing(t *testing.
 	zktest.Eventually(t, 20*time.Second, "the listing behind the create to be cut", func() bool {
 		return proxy.Requests()[zktest.OpGetChildren2] >= 1 && !fb.State().IsConnected()
 	})
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	zktest.Eventually(t, 20*time.Second, "a new session", func() bool {
 		s := fb.SessionID()
 		return s != 0 && s != id

@@ -49,9 +49,7 @@ func TestLeaseUnderConnectionStates(t *testing.T) {
 				})
 			case "expire":
 				id, pw := proxy.Session()
-				if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-					t.Fatal(err)
-				}
+				expireSession(t, zk, id, pw)
 				zktest.Eventually(t, 20*time.Second, "a new session", func() bool {
 					return fw.State().IsConnected() && fw.SessionID() != sid
 				})

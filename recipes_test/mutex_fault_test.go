@@ -33,9 +33,7 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	}
 	oldID := fb.SessionID()
 	id, pw := proxy.Session()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	zktest.Eventually(t, 20*time.Second, "a new session and a new waiter node", func() bool {
 		kids := zktest.Children(t, fa, p)
 		return fb.SessionID() != oldID && len(kids) == 2 && !slices.Contains(kids, waiterNode)
@@ -70,9 +68,7 @@ func TestMutexWaiterRequeuesWhenItsWatchLandsInANewSession(t *testing.T) {
 	zktest.Eventually(t, 20*time.Second, "the waiter's watch request to be cut", func() bool {
 		return proxy.Requests()[zktest.OpGetData] >= 1 && !fb.State().IsConnected()
 	})
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	zktest.Eventually(t, 20*time.Second, "the waiter to queue again in its new session", func() bool {
 		sid := fb.SessionID()
 		return sid != 0 && sid != id && ownedBy(t, fa, p, sid) == 1

@@ -25,9 +25,7 @@ func TestHandoffAcrossAnExpiryGrantsOnlyALiveNode(t *testing.T) {
 	mb := mustMutex(t, fb, p)
 	got := leaseAsync(t, "waiter", 60*time.Second, mb.Acquire)
 	zktest.Eventually(t, 20*time.Second, "the waiter's GetW to be cut", func() bool { return proxy.Requests()[zktest.OpGetData] >= 1 })
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	mustRelease(t, la)
 	lb := receive(t, got, "the waiter's grant")
 	if lb == nil {

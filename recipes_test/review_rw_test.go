@@ -45,9 +45,7 @@ func TestRWDowngradeAfterWriteLeaseExpired(t *testing.T) {
 		rA, err = downgrade(ctxFor(t, 60*time.Second), rwA, wA)
 		readErr <- err
 	}()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	var wB *recipes.Lease
 	select {
 	case wB = <-gotB:

@@ -270,10 +270,8 @@ func mustSemLease(t testing.TB, m *recipes.InterProcessSemaphoreMutex) *recipes.
 // waiter starts again in its new session and gets the lease.
 func TestSemaphoreSessionExpiryWhileWaiting(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t)
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	held := mustLeases(t, mustSem(t, fa, p, 1), 1)[0]
 	got := acquireAsync(t, mustSem(t, fb, p, 1), ctxFor(t, 60*time.Second), 1)
 	zktest.Eventually(t, 10*time.Second, "the waiter's lease", func() bool { return len(zktest.Children(t, fa, p+"/leases")) == 2 })
@@ -285,9 +283,7 @@ func TestSemaphoreSessionExpiryWhileWaiting(t *testing.T) {
 	}
 	oldID := fb.SessionID()
 	id, pw := proxy.Session()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	zktest.Eventually(t, 20*time.Second, "a new session and a new waiter lease", func() bool {
 		kids := zktest.Children(t, fa, p+"/leases")
 		return fb.SessionID() != oldID && len(kids) == 2 && kids[0] != old && kids[1] != old
