@@ -41,13 +41,9 @@ func TestSyncLockerBacksOffAPermanentError(t *testing.T) {
 	time.Sleep(window) // the measured window: requests are counted over a fixed time
 	sent := fw.RequestsStarted() - before
 	fw.Close()
-	select {
-	case r := <-ended:
-		if r == nil {
-			t.Fatal("Lock returned without the lock and without a panic")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Lock did not end after the framework closed")
+	r := receiveWithin(t, ended, 10*time.Second, "Lock to end after the framework closed")
+	if r == nil {
+		t.Fatal("Lock returned without the lock and without a panic")
 	}
 	// The default policy (ExponentialBackoff(100ms, 3)) pauses at least 100 ms between tries
 	// of ~3 requests each (create, list, delete): at most ~60 in the window.
@@ -76,25 +72,17 @@ func TestSyncLockerPauseEndsAtClose(t *testing.T) {
 		defer func() { ended <- recover() }()
 		sl.Lock()
 	}()
-	select {
-	case <-paused.ch:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Lock never failed an acquire and paused")
-	}
+	receiveWithin(t, paused.ch, 10*time.Second, "Lock to fail an acquire and pause")
 	fw.Close()
 	closed := time.Now()
-	select {
-	case r := <-ended:
-		if r == nil {
-			t.Fatal("Lock returned without the lock and without a panic")
-		}
-		if d := time.Since(closed); d > 2*time.Second {
-			t.Errorf("Lock panicked %v after Close, want promptly", d)
-		}
-		t.Logf("Lock ended %v after Close: %v", time.Since(closed), r)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("Lock still pausing 10 s after Close (its pause: %v)", pause)
+	r := receiveWithin(t, ended, 10*time.Second, "Lock to end after Close (its pause: "+pause.String()+")")
+	if r == nil {
+		t.Fatal("Lock returned without the lock and without a panic")
 	}
+	if d := time.Since(closed); d > 2*time.Second {
+		t.Errorf("Lock panicked %v after Close, want promptly", d)
+	}
+	t.Logf("Lock ended %v after Close: %v", time.Since(closed), r)
 }
 
 // logSignal is a slog.Handler that closes ch when a record at Warn or above whose message
@@ -190,12 +178,7 @@ func TestAcquireRequeuesWhenTheSessionExpiresBetweenCreateAndListing(t *testing.
 	case <-time.After(time.Second):
 	}
 	mustRelease(t, la)
-	var r result
-	select {
-	case r = <-got:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no grant after the holder released")
-	}
+	r := receiveWithin(t, got, 30*time.Second, "a grant after the holder released")
 	if r.err != nil {
 		t.Fatalf("Acquire: %v, want it queued again after its node vanished", r.err)
 	}

@@ -55,11 +55,7 @@ func TestLeaseUnderConnectionStates(t *testing.T) {
 				})
 			}
 			if tt.ended {
-				select {
-				case <-l.Done():
-				case <-time.After(10 * time.Second):
-					t.Fatal("Done still open")
-				}
+				receiveWithin(t, l.Done(), 10*time.Second, "Done to close")
 				if !errors.Is(l.Err(), recipes.ErrLockLost) || !errors.Is(l.Err(), tt.reason) {
 					t.Fatalf("Err = %v, want ErrLockLost wrapping %v", l.Err(), tt.reason)
 				}

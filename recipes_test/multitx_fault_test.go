@@ -156,11 +156,7 @@ func TestTxMultiLockLease(t *testing.T) {
 		t.Fatalf("guarded write while held: %v", err)
 	}
 	proxy.DropConnections()
-	select {
-	case <-l.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("Done did not close when the connection dropped")
-	}
+	receiveWithin(t, l.Done(), 10*time.Second, "Done to close when the connection dropped")
 	if !errors.Is(l.Err(), recipes.ErrLockLost) {
 		t.Fatalf("Err: %v, want ErrLockLost", l.Err())
 	}

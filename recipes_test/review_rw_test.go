@@ -46,23 +46,14 @@ func TestRWDowngradeAfterWriteLeaseExpired(t *testing.T) {
 		readErr <- err
 	}()
 	expireSession(t, zk, id, pw)
-	var wB *recipes.Lease
-	select {
-	case wB = <-gotB:
-	case <-time.After(30 * time.Second):
-		t.Fatal("writer B never acquired after A's session expired")
-	}
+	wB := receiveWithin(t, gotB, 30*time.Second, "writer B to acquire after A's session expired")
 	proxy.Blackhole(false)
-	select {
-	case err := <-readErr:
-		if err == nil {
-			t.Fatalf("downgraded read %s granted while writer B holds %s", rA.Path(), wB.Path())
-		}
-		if !errors.Is(err, recipes.ErrLockLost) {
-			t.Errorf("downgrade error %v, want ErrLockLost", err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("downgrade neither granted nor failed")
+	err := receiveWithin(t, readErr, 60*time.Second, "the downgrade to be granted or fail")
+	if err == nil {
+		t.Fatalf("downgraded read %s granted while writer B holds %s", rA.Path(), wB.Path())
+	}
+	if !errors.Is(err, recipes.ErrLockLost) {
+		t.Errorf("downgrade error %v, want ErrLockLost", err)
 	}
 	if wB != nil {
 		mustRelease(t, wB)

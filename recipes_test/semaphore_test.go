@@ -49,13 +49,21 @@ func acquireAsync(t testing.TB, s *recipes.InterProcessSemaphoreV2, ctx context.
 	return ch
 }
 
+// receive returns the next value on ch, or fails the test after 20 s.
 func receive[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	return receiveWithin(t, ch, 20*time.Second, what)
+}
+
+// receiveWithin returns the next value on ch, or fails the test after d (the bound, which may
+// be what the test asserts), saying that it timed out waiting for what.
+func receiveWithin[T any](t testing.TB, ch <-chan T, d time.Duration, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(20 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
+	case <-time.After(d):
+		t.Fatalf("timed out after %v waiting for %s", d, what)
 	}
 	panic("unreachable")
 }
