@@ -52,3 +52,20 @@ func expireSession(t testing.TB, zk *zktest.Cluster, id int64, pw []byte) {
 		t.Fatal(err)
 	}
 }
+
+// raisingTheCountWakesAWaiter checks Curator's testThreadedLeaseIncrease on count, a shared
+// maximum of 1 for semaphores on p: holder takes the one lease, a waiter on waiter must wait,
+// and raising the count to 2 grants it. Both leases are then returned and nothing is left.
+func raisingTheCountWakesAWaiter(t *testing.T, fw *framework.Framework, p, count string, holder, waiter *recipes.InterProcessSemaphoreV2) {
+	t.Helper()
+	held := mustLeases(t, holder, 1)
+	got := acquireAsync(t, waiter, ctxFor(t, 30*time.Second), 1)
+	stillWaiting(t, got, "a second lease at maximum 1")
+	if _, err := fw.Set(ctxFor(t, 5*time.Second), count, driver.EncodeCount(2), -1); err != nil {
+		t.Fatal(err)
+	}
+	second := receive(t, got, "the waiter after the maximum was raised")
+	mustRelease(t, held[0])
+	mustRelease(t, second[0])
+	assertEmpty(t, fw, p)
+}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/retry"
@@ -128,16 +127,7 @@ func TestSharedSemaphoreObjectsKeepNoGoroutineEach(t *testing.T) {
 		t.Fatalf("%d live watches, want the count's (shared) and no more", w)
 	}
 
-	held := mustLeases(t, newSem(), 1)
-	got := acquireAsync(t, newSem(), ctxFor(t, 30*time.Second), 1)
-	stillWaiting(t, got, "a second lease at maximum 1")
-	if _, err := fw.Set(ctxFor(t, 5*time.Second), count, driver.EncodeCount(2), -1); err != nil {
-		t.Fatal(err)
-	}
-	second := receive(t, got, "the waiter after the count was raised")
-	mustRelease(t, held[0])
-	mustRelease(t, second[0])
-	assertEmpty(t, fw, p)
+	raisingTheCountWakesAWaiter(t, fw, p, count, newSem(), newSem())
 }
 
 // A write Acquire whose create landed in a session that then expired, before the listing

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/zktest"
@@ -253,16 +252,7 @@ func TestSemaphoreSharedMaxRaised(t *testing.T) {
 	fw := zktest.Connect(t, zk)
 	count := sharedCountNode(t, fw, p, 1)
 	s := mustSharedSemaphore(t, fw, p, count)
-	first := mustLeases(t, s, 1)
-	got := acquireAsync(t, s, ctxFor(t, 30*time.Second), 1)
-	stillWaiting(t, got, "the second lease at max 1")
-	if _, err := fw.Set(ctxFor(t, 5*time.Second), count, driver.EncodeCount(2), -1); err != nil {
-		t.Fatal(err)
-	}
-	second := receive(t, got, "the waiter after the maximum was raised")
-	mustRelease(t, first[0])
-	mustRelease(t, second[0])
-	assertEmpty(t, fw, p)
+	raisingTheCountWakesAWaiter(t, fw, p, count, s, s)
 }
 
 func mustSemLease(t testing.TB, m *recipes.InterProcessSemaphoreMutex) *recipes.SemaphoreLease {
