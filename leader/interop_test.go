@@ -130,9 +130,7 @@ func TestInteropLatch(t *testing.T) {
 
 	// The Go leader's session expires: the next Go candidate leads; g1 re-enters behind Java.
 	id, pw := proxy.Session()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), srv.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, id, pw)
 	// A forced expiry: g1 hears of it at its next contact (see TestInteropSelector).
 	zktest.Eventually(t, 20*time.Second, "g1 to hear of its expiry", func() bool { return !g1.HasLeadership() })
 	ls.only("g2")
@@ -213,9 +211,7 @@ func TestInteropSelector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), srv.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, id, pw)
 	// A forced expiry ends the session on the server before its client can know: the client
 	// hears of it at its next contact, moments later. Wait for that before counting leaders.
 	zktest.Eventually(t, 20*time.Second, "Java to hear of its expiry", func() bool {
