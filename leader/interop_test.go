@@ -32,6 +32,18 @@ func startJava(t *testing.T) *interop.CuratorLeaderProcess {
 	return j
 }
 
+// javaLatchLeads starts the Java LeaderLatch "j1" (id "java-1") on p, alone there, and waits
+// (20 s at most) for it to lead.
+func javaLatchLeads(t *testing.T, ctx context.Context, java *interop.CuratorLeaderProcess, p string) {
+	t.Helper()
+	if err := java.LatchStart(ctx, "j1", p, "java-1"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := java.LatchAwait(ctx, "j1", 20*time.Second); err != nil || !ok {
+		t.Fatalf("Java latch never led: %v %v", ok, err)
+	}
+}
+
 // leaders counts who leads now: Java candidates by asking them, Go ones by HasLeadership.
 type leaders struct {
 	t     *testing.T
@@ -90,12 +102,7 @@ func TestInteropLatch(t *testing.T) {
 	p := electionPath(t)
 	java := startJava(t)
 	jctx := ctxFor(t, 120*time.Second)
-	if err := java.LatchStart(jctx, "j1", p, "java-1"); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := java.LatchAwait(jctx, "j1", 20*time.Second); err != nil || !ok {
-		t.Fatalf("Java latch never led: %v %v", ok, err)
-	}
+	javaLatchLeads(t, jctx, java, p)
 	proxy := zktest.NewProxy(t, srv.Servers()[0])
 	f1 := zktest.Connect(t, srv, framework.WithDialer(proxy.Dialer()))
 	f2 := zktest.Connect(t, srv)
