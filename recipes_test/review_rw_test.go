@@ -26,14 +26,7 @@ func TestRWDowngradeAfterWriteLeaseExpired(t *testing.T) {
 	rwA, rwB := mustRW(t, fa, p), mustRW(t, fb, p)
 
 	wA := mustLease(t, rwA.WriteLock(), ctxFor(t, 10*time.Second))
-	gotB := make(chan *recipes.Lease, 1)
-	go func() {
-		l, err := rwB.WriteLock().Acquire(ctxFor(t, 60*time.Second))
-		if err != nil {
-			t.Errorf("writer B: %v", err)
-		}
-		gotB <- l
-	}()
+	gotB := leaseAsync(t, "writer B", 60*time.Second, rwB.WriteLock().Acquire)
 	zktest.Eventually(t, 10*time.Second, "writer B to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 
 	id, pw := proxy.Session()

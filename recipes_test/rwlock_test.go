@@ -205,22 +205,9 @@ func TestRWReaderIgnoresLaterWriter(t *testing.T) {
 	fa := zktest.Connect(t, zk)
 	rw := mustRW(t, fa, p)
 	w1 := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
-	rGot, w2Got := make(chan *recipes.Lease, 1), make(chan *recipes.Lease, 1)
-	go func() {
-		l, err := rw.ReadLock().Acquire(ctxFor(t, 30*time.Second))
-		if err != nil {
-			t.Errorf("reader: %v", err)
-		}
-		rGot <- l
-	}()
+	rGot := leaseAsync(t, "reader", 30*time.Second, rw.ReadLock().Acquire)
 	zktest.Eventually(t, 10*time.Second, "the reader to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
-	go func() {
-		l, err := rw.WriteLock().Acquire(ctxFor(t, 30*time.Second))
-		if err != nil {
-			t.Errorf("second writer: %v", err)
-		}
-		w2Got <- l
-	}()
+	w2Got := leaseAsync(t, "second writer", 30*time.Second, rw.WriteLock().Acquire)
 	zktest.Eventually(t, 10*time.Second, "the second writer to queue", func() bool { return len(zktest.Children(t, fa, p)) == 3 })
 	mustRelease(t, w1)
 	r := receiveWithin(t, rGot, 20*time.Second, "the reader to acquire (not wait on a writer queued after it)")
