@@ -79,14 +79,7 @@ func expectEvent(t *testing.T, w *watchmgr.Watch, typ zk.EventType) {
 func TestWatchInterruptedBySuspendAndInvalidatedByExpiry(t *testing.T) {
 	f, p, s := proxied(t)
 	ctx := testCtx(t)
-	node := uniquePath(t)
-	if _, err := f.Create(ctx, node, nil); err != nil {
-		t.Fatal(err)
-	}
-	_, _, w, err := f.GetW(ctx, node)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := watchNewNode(t, ctx, f)
 	p.DropConnections()
 	if _, err := w.Wait(ctx); !errors.Is(err, watchmgr.ErrSessionInterrupted) {
 		t.Fatalf("Wait across a disconnect = %v", err)
@@ -108,6 +101,19 @@ func TestWatchInterruptedBySuspendAndInvalidatedByExpiry(t *testing.T) {
 func TestWatchOpsAreCountedAfterClose(t *testing.T) {
 	f := newFW(t, nil)
 	ctx := testCtx(t)
+	w := watchNewNode(t, ctx, f)
+	f.Close()
+	if _, err := w.Wait(ctx); !errors.Is(err, watchmgr.ErrSessionInterrupted) {
+		t.Fatalf("Wait after Close = %v", err)
+	}
+	if f.Watches() != 0 {
+		t.Fatalf("Watches = %d after Close", f.Watches())
+	}
+}
+
+// watchNewNode creates a node of its own through f and returns a data watch set on it.
+func watchNewNode(t *testing.T, ctx context.Context, f *framework.Framework) *watchmgr.Watch {
+	t.Helper()
 	node := uniquePath(t)
 	if _, err := f.Create(ctx, node, nil); err != nil {
 		t.Fatal(err)
@@ -116,11 +122,5 @@ func TestWatchOpsAreCountedAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
-	if _, err := w.Wait(ctx); !errors.Is(err, watchmgr.ErrSessionInterrupted) {
-		t.Fatalf("Wait after Close = %v", err)
-	}
-	if f.Watches() != 0 {
-		t.Fatalf("Watches = %d after Close", f.Watches())
-	}
+	return w
 }

@@ -32,6 +32,18 @@ func startJava(t *testing.T) *interop.CuratorLeaderProcess {
 	return j
 }
 
+// javaLatchLeads starts the Java LeaderLatch "j1" (id "java-1") on p, alone there, and waits
+// (20 s at most) for it to lead.
+func javaLatchLeads(t *testing.T, ctx context.Context, java *interop.CuratorLeaderProcess, p string) {
+	t.Helper()
+	if err := java.LatchStart(ctx, "j1", p, "java-1"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := java.LatchAwait(ctx, "j1", 20*time.Second); err != nil || !ok {
+		t.Fatalf("Java latch never led: %v %v", ok, err)
+	}
+}
+
 // leaders counts who leads now: Java candidates by asking them, Go ones by HasLeadership.
 type leaders struct {
 	t     *testing.T
@@ -90,12 +102,7 @@ func TestInteropLatch(t *testing.T) {
 	p := electionPath(t)
 	java := startJava(t)
 	jctx := ctxFor(t, 120*time.Second)
-	if err := java.LatchStart(jctx, "j1", p, "java-1"); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := java.LatchAwait(jctx, "j1", 20*time.Second); err != nil || !ok {
-		t.Fatalf("Java latch never led: %v %v", ok, err)
-	}
+	javaLatchLeads(t, jctx, java, p)
 	proxy := zktest.NewProxy(t, srv.Servers()[0])
 	f1 := zktest.Connect(t, srv, framework.WithDialer(proxy.Dialer()))
 	f2 := zktest.Connect(t, srv)
@@ -130,9 +137,7 @@ func TestInteropLatch(t *testing.T) {
 
 	// The Go leader's session expires: the next Go candidate leads; g1 re-enters behind Java.
 	id, pw := proxy.Session()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), srv.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, id, pw)
 	// A forced expiry: g1 hears of it at its next contact (see TestInteropSelector).
 	zktest.Eventually(t, 20*time.Second, "g1 to hear of its expiry", func() bool { return !g1.HasLeadership() })
 	ls.only("g2")
@@ -213,9 +218,7 @@ func TestInteropSelector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), srv.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, id, pw)
 	// A forced expiry ends the session on the server before its client can know: the client
 	// hears of it at its next contact, moments later. Wait for that before counting leaders.
 	zktest.Eventually(t, 20*time.Second, "Java to hear of its expiry", func() bool {

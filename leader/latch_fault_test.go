@@ -33,9 +33,7 @@ func TestLatchLeaderSessionExpired(t *testing.T) {
 
 	tokA := token(t, ta)
 	id, pw := proxy.Session()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), srv.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, id, pw)
 	tb := await(t, b, 20*time.Second)
 	zktest.Eventually(t, 10*time.Second, "a to hear of the expiry", func() bool { return ta.Err() != nil })
 	if !errors.Is(ta.Err(), recipes.ErrLockLost) {

@@ -176,13 +176,9 @@ func TestLatchListeners(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, want := range tc.want {
-				select {
-				case got := <-events:
-					if got != want {
-						t.Fatalf("event %q, want %q", got, want)
-					}
-				case <-time.After(10 * time.Second):
-					t.Fatalf("no %q event", want)
+				got := receiveWithin(t, events, 10*time.Second, fmt.Sprintf("a %q event", want))
+				if got != want {
+					t.Fatalf("event %q, want %q", got, want)
 				}
 			}
 			zktest.Eventually(t, 10*time.Second, "closed", func() bool { return l.State() == leader.Closed })
@@ -215,13 +211,8 @@ func TestLatchCloseFromListenerAndLifeCycle(t *testing.T) {
 	if err := l.Start(); !errors.Is(err, leader.ErrAlreadyStarted) {
 		t.Fatalf("second Start: %v, want ErrAlreadyStarted", err)
 	}
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Fatalf("Close from a listener: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("Close from a listener did not return")
+	if err := receiveWithin(t, closed, 15*time.Second, "Close from a listener to return"); err != nil {
+		t.Fatalf("Close from a listener: %v", err)
 	}
 	if _, err := l.Await(ctxFor(t, time.Second)); !errors.Is(err, leader.ErrClosed) {
 		t.Fatalf("Await after Close: %v, want ErrClosed", err)

@@ -61,3 +61,31 @@ func token(t testing.TB, term *leader.Term) int64 {
 	}
 	return n
 }
+
+// receive returns the next value on ch, or fails the test after 20 s.
+func receive[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	return receiveWithin(t, ch, 20*time.Second, what)
+}
+
+// receiveWithin returns the next value on ch, or fails the test after d, saying that it timed
+// out waiting for what.
+func receiveWithin[T any](t testing.TB, ch <-chan T, d time.Duration, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(d):
+		t.Fatalf("timed out after %v waiting for %s", d, what)
+	}
+	panic("unreachable")
+}
+
+// expireSession expires session id (password pw) for real on the shared server, or fails the
+// test.
+func expireSession(t testing.TB, id int64, pw []byte) {
+	t.Helper()
+	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), srv.Servers()[0], id, pw); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -93,12 +93,7 @@ func TestInteropCuratorLatchBesideGoSelector(t *testing.T) {
 	p := electionPath(t)
 	java := startJava(t)
 	jctx := ctxFor(t, 120*time.Second)
-	if err := java.LatchStart(jctx, "j1", p, "java-1"); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := java.LatchAwait(jctx, "j1", 20*time.Second); err != nil || !ok {
-		t.Fatalf("Java latch never led: %v %v", ok, err)
-	}
+	javaLatchLeads(t, jctx, java, p)
 	s, logs := startSelector(t, p)
 	refused(t, s, logs, recipes.KindLatch)
 	if ok, err := java.LatchAwait(jctx, "j1", time.Second); err != nil || !ok {

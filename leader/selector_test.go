@@ -71,11 +71,7 @@ func TestSelectorRotatesExclusively(t *testing.T) {
 		zktest.Eventually(t, 10*time.Second, "the selector to queue", func() bool { return len(zktest.Children(t, fw, p)) == i+1 })
 	}
 	close(gate)
-	select {
-	case <-enough:
-	case <-time.After(60 * time.Second):
-		t.Fatal("not enough terms")
-	}
+	receiveWithin(t, enough, 60*time.Second, "enough terms")
 	for _, s := range sels {
 		if err := s.Close(ctxFor(t, 10*time.Second)); err != nil {
 			t.Fatalf("Close: %v", err)
@@ -107,12 +103,7 @@ func TestSelectorLayoutAndParticipants(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	}, leader.WithID("alpha"))
-	var term *leader.Term
-	select {
-	case term = <-terms:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a never led")
-	}
+	term := receiveWithin(t, terms, 10*time.Second, "a to lead")
 	b := mustSelector(t, fb, p, func(ctx context.Context, _ *leader.Term) error { return nil })
 	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	if !mutexNode.MatchString(path.Base(term.Path())) {
@@ -192,22 +183,12 @@ func TestSelectorLeaderSessionExpired(t *testing.T) {
 	}, leader.WithID("b"))
 	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 	id, pw := proxy.Session()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), srv.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
+	expireSession(t, id, pw)
+	err := receiveWithin(t, causes, 20*time.Second, "a's takeover to be cancelled")
+	if !errors.Is(err, recipes.ErrLockLost) {
+		t.Fatalf("a's term ended with %v, want ErrLockLost", err)
 	}
-	select {
-	case err := <-causes:
-		if !errors.Is(err, recipes.ErrLockLost) {
-			t.Fatalf("a's term ended with %v, want ErrLockLost", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("a's takeover was not cancelled")
-	}
-	select {
-	case <-bLed:
-	case <-time.After(20 * time.Second):
-		t.Fatal("b never led")
-	}
+	receiveWithin(t, bLed, 20*time.Second, "b to lead")
 	zktest.Eventually(t, 20*time.Second, "a to queue again behind b", func() bool {
 		ps, err := b.Participants(ctxFor(t, 5*time.Second))
 		return err == nil && len(ps) == 2 && ps[0].ID == "b" && ps[1].ID == "a"
@@ -319,25 +300,16 @@ func TestSelectorLeaderToldBeforeNextLeader(t *testing.T) {
 		}
 	}
 	mustSelector(t, fa, p, takeover(false))
-	var tokA int64
-	select {
-	case tokA = <-tokens:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a never led")
-	}
+	tokA := receiveWithin(t, tokens, 10*time.Second, "a to lead")
 	mustSelector(t, fb, p, takeover(true))
 	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 	proxy.Blackhole(true)
-	select {
-	case tokB := <-tokens:
-		if order.Load() != 1 {
-			t.Fatal("b's takeover started before a's context was cancelled")
-		}
-		if tokB <= tokA {
-			t.Fatalf("b's token %d not above a's %d", tokB, tokA)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("b never led")
+	tokB := receiveWithin(t, tokens, 30*time.Second, "b to lead")
+	if order.Load() != 1 {
+		t.Fatal("b's takeover started before a's context was cancelled")
+	}
+	if tokB <= tokA {
+		t.Fatalf("b's token %d not above a's %d", tokB, tokA)
 	}
 	proxy.Blackhole(false)
 }

@@ -93,19 +93,15 @@ func cancelWhileWaiting(t *testing.T, tc cleanupCase, fault func(*zktest.Proxy),
 	fault(proxy)
 	cancel()
 	start := time.Now()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("Acquire: %v, want context.Canceled", err)
-		}
-		d := time.Since(start)
-		if d > bound {
-			t.Errorf("a cancelled acquire returned %v after its ctx ended, want within %v", d, bound)
-		}
-		t.Logf("returned %v after its ctx ended", d)
-	case <-time.After(15 * time.Second):
-		t.Fatal("a cancelled acquire is still cleaning up 15 s after its ctx ended")
+	err := receiveWithin(t, done, 15*time.Second, "a cancelled acquire to finish cleaning up after its ctx ended")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Acquire: %v, want context.Canceled", err)
 	}
+	d := time.Since(start)
+	if d > bound {
+		t.Errorf("a cancelled acquire returned %v after its ctx ended, want within %v", d, bound)
+	}
+	t.Logf("returned %v after its ctx ended", d)
 	return fo, fa, p
 }
 

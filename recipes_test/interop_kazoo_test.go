@@ -3,11 +3,9 @@ package recipes_test
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"path"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -49,18 +47,10 @@ func TestInteropMutexWithKazoo(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	pyNode, err := py.Acquire(ctxFor(t, 20*time.Second), p, 10*time.Second)
-	if err != nil {
-		t.Fatalf("kazoo acquire: %v", err)
-	}
+	pyNode, got := foreignHoldsWhileWeQueue(t, py, "kazoo", fw, m)
 	if !kazooNode.MatchString(path.Base(pyNode)) {
 		t.Fatalf("kazoo's node %q is not <uuid hex>__lock__<seq>", pyNode)
 	}
-	if _, err := m.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
-		t.Fatalf("Go TryAcquire under a kazoo holder: %v, want ErrLocked", err)
-	}
-	got := leaseAsync(t, "Go waiter", 30*time.Second, m.Acquire)
-	zktest.Eventually(t, 10*time.Second, "the Go waiter to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
 	ids, err := py.Contenders(ctxFor(t, 10*time.Second), p)
 	if err != nil {
 		t.Fatal(err)
@@ -77,61 +67,31 @@ func TestInteropMutexWithKazoo(t *testing.T) {
 	if len(ours) != 2 || ours[0].Path != pyNode || string(ours[0].Data) != "py-holder" || !ourKazooNode.MatchString(path.Base(ours[1].Path)) {
 		t.Fatalf("we list %+v; want the kazoo holder, then our _c_<uuid>-__lock__<seq> waiter", ours)
 	}
-	if err := py.Release(ctxFor(t, 10*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
-	l := receive(t, got, "our waiter after the kazoo holder released")
-	if l == nil {
-		t.FailNow()
-	}
-	if tok(t, l) <= 0 {
-		t.Fatal("no fencing token")
-	}
-	select {
-	case <-l.Done():
-		t.Fatalf("Done closed on a held lease: %v", l.Err())
-	default:
-	}
-	if _, err := py.Acquire(ctxFor(t, 10*time.Second), p, 200*time.Millisecond); !errors.Is(err, interop.ErrTimeout) {
-		t.Fatalf("kazoo acquire under a Go holder: %v, want a timeout", err)
-	}
-	mustRelease(t, l)
-	if _, err := py.Acquire(ctxFor(t, 10*time.Second), p, 10*time.Second); err != nil {
-		t.Fatalf("kazoo acquire after the Go release: %v", err)
-	}
-	if err := py.Release(ctxFor(t, 10*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
+	foreignHandsOver(t, py, p, "kazoo", got, func(l *recipes.Lease) {
+		if tok(t, l) <= 0 {
+			t.Fatal("no fencing token")
+		}
+		select {
+		case <-l.Done():
+			t.Fatalf("Done closed on a held lease: %v", l.Err())
+		default:
+		}
+	})
 }
 
 // Two kazoo and two Go contenders hammer one mutex: never two holders.
 func TestInteropMutexExclusionWithKazoo(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	const rounds = 25
-	var holders zktest.Gauge
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py"})
-		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
-			_, err := py.Acquire(ctxFor(t, 60*time.Second), p, 50*time.Second)
-			return func() error { return py.Release(ctxFor(t, 20*time.Second), p) }, err
-		})
-	}
-	for i := 0; i < 2; i++ {
+	mutexExclusionWith(t, p, "kazoo", func() foreignMutex {
+		return startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py"})
+	}, func() *recipes.InterProcessMutex {
 		m, err := recipes.NewKazooMutex(zktest.Connect(t, zk), p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
-			l, err := m.Acquire(ctxFor(t, 60*time.Second))
-			return func() error { return l.Release(context.Background()) }, err
-		})
-	}
-	wg.Wait()
-	if n := holders.Max(); n != 1 {
-		t.Fatalf("max holders across Go and kazoo = %d, want 1", n)
-	}
+		return m
+	})
 }
 
 // Each side recognises the other's readers and writers: a reader of either kind admits readers
@@ -212,67 +172,15 @@ func TestInteropReadWriteKindsWithKazoo(t *testing.T) {
 func TestInteropReadWriteWithKazoo(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	const rounds = 20
-	var check rwCheck
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		py := startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py", Fix649: true})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				write := rand.IntN(4) == 0
-				acquire, release := py.ReadAcquire, py.ReadRelease
-				if write {
-					acquire, release = py.WriteAcquire, py.WriteRelease
-				}
-				if _, err := acquire(ctxFor(t, 60*time.Second), p, 50*time.Second); err != nil {
-					t.Errorf("kazoo acquire (write=%v): %v", write, err)
-					return
-				}
-				check.enter(write)
-				check.leave(write)
-				if err := release(ctxFor(t, 20*time.Second), p); err != nil {
-					t.Errorf("kazoo release: %v", err)
-					return
-				}
-			}
-		}()
-	}
-	for i := 0; i < 2; i++ {
+	rwExclusionWith(t, p, "kazoo", func() foreignRW {
+		return startKazoo(t, zk.Servers(), interop.KazooOptions{Identifier: "py", Fix649: true})
+	}, func() *recipes.InterProcessReadWriteLock {
 		rw, err := recipes.NewKazooReadWriteLock(zktest.Connect(t, zk), p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				write := rand.IntN(4) == 0
-				lock := rw.ReadLock().Lock
-				if write {
-					lock = rw.WriteLock().Lock
-				}
-				l, err := lock.Acquire(ctxFor(t, 60*time.Second))
-				if err != nil {
-					t.Errorf("Go acquire (write=%v): %v", write, err)
-					return
-				}
-				check.enter(write)
-				time.Sleep(time.Millisecond) // a short critical section, so readers can overlap
-				check.leave(write)
-				if err := l.Release(context.Background()); err != nil {
-					t.Errorf("Go release: %v", err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if check.violations != 0 {
-		t.Fatalf("%d read-write exclusion violations across Go and kazoo", check.violations)
-	}
-	t.Logf("most concurrent readers: %d", check.maxReaders)
+		return rw
+	})
 }
 
 // kazoo 2.8's ReadLock, unpatched, also waits for write nodes queued after it (kazoo#649): once

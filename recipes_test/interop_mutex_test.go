@@ -1,11 +1,8 @@
 package recipes_test
 
 import (
-	"context"
-	"errors"
 	"path"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,18 +31,10 @@ func TestInteropMutexWithCurator(t *testing.T) {
 	fw := zktest.Connect(t, zk)
 	m := mustMutex(t, fw, p)
 
-	javaNode, err := java.Acquire(ctxFor(t, 20*time.Second), p, 10*time.Second)
-	if err != nil {
-		t.Fatalf("Curator acquire: %v", err)
-	}
+	javaNode, got := foreignHoldsWhileWeQueue(t, java, "Curator", fw, m)
 	if !mutexNode.MatchString(path.Base(javaNode)) {
 		t.Fatalf("Curator's node %q does not match our layout", javaNode)
 	}
-	if _, err := m.TryAcquire(ctxFor(t, 5*time.Second)); !errors.Is(err, recipes.ErrLocked) {
-		t.Fatalf("Go TryAcquire under a Java holder: %v, want ErrLocked", err)
-	}
-	got := leaseAsync(t, "Go waiter", 30*time.Second, m.Acquire)
-	zktest.Eventually(t, 10*time.Second, "the Go waiter to queue", func() bool { return len(zktest.Children(t, fw, p)) == 2 })
 	parts, err := java.Participants(ctxFor(t, 10*time.Second), p)
 	if err != nil {
 		t.Fatal(err)
@@ -57,48 +46,13 @@ func TestInteropMutexWithCurator(t *testing.T) {
 	if len(parts) != 2 || len(ours) != 2 || parts[0] != javaNode || parts[1] != ours[1].Path || ours[0].Path != javaNode {
 		t.Fatalf("Curator lists %v, we list %+v; want the Java holder first, then our waiter", parts, ours)
 	}
-	if err := java.Release(ctxFor(t, 10*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
-	l := receive(t, got, "our waiter after the Java holder released")
-	if l == nil {
-		t.FailNow()
-	}
-	if _, err := java.Acquire(ctxFor(t, 10*time.Second), p, 200*time.Millisecond); !errors.Is(err, interop.ErrTimeout) {
-		t.Fatalf("Curator acquire under a Go holder: %v, want a timeout", err)
-	}
-	mustRelease(t, l)
-	if _, err := java.Acquire(ctxFor(t, 10*time.Second), p, 10*time.Second); err != nil {
-		t.Fatalf("Curator acquire after the Go release: %v", err)
-	}
-	if err := java.Release(ctxFor(t, 10*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
+	foreignHandsOver(t, java, p, "Curator", got, nil)
 }
 
 // Two Java and two Go contenders hammer one lock: never two holders.
 func TestInteropMutexExclusion(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	const rounds = 25
-	var holders zktest.Gauge
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		java := startCurator(t, zk.Servers())
-		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
-			_, err := java.Acquire(ctxFor(t, 60*time.Second), p, 50*time.Second)
-			return func() error { return java.Release(ctxFor(t, 20*time.Second), p) }, err
-		})
-	}
-	for i := 0; i < 2; i++ {
-		m := mustMutex(t, zktest.Connect(t, zk), p)
-		contend(t, &wg, rounds, &holders, 0, func() (func() error, error) {
-			l, err := m.Acquire(ctxFor(t, 60*time.Second))
-			return func() error { return l.Release(context.Background()) }, err
-		})
-	}
-	wg.Wait()
-	if n := holders.Max(); n != 1 {
-		t.Fatalf("max holders across Go and Java = %d, want 1", n)
-	}
+	mutexExclusionWith(t, p, "Curator", func() foreignMutex { return startCurator(t, zk.Servers()) },
+		func() *recipes.InterProcessMutex { return mustMutex(t, zktest.Connect(t, zk), p) })
 }

@@ -2,7 +2,6 @@ package recipes_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -49,69 +48,14 @@ func (c *rwCheck) leave(write bool) {
 func TestInteropReadWriteWithCurator(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	const rounds = 20
-	var check rwCheck
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		java := startCurator(t, zk.Servers())
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				write := rand.IntN(4) == 0
-				acquire, release := java.ReadAcquire, java.ReadRelease
-				if write {
-					acquire, release = java.WriteAcquire, java.WriteRelease
-				}
-				if _, err := acquire(ctxFor(t, 60*time.Second), p, 50*time.Second); err != nil {
-					t.Errorf("Curator acquire (write=%v): %v", write, err)
-					return
-				}
-				check.enter(write)
-				check.leave(write)
-				if err := release(ctxFor(t, 20*time.Second), p); err != nil {
-					t.Errorf("Curator release: %v", err)
-					return
-				}
+	rwExclusionWith(t, p, "Curator", func() foreignRW { return startCurator(t, zk.Servers()) },
+		func() *recipes.InterProcessReadWriteLock {
+			rw, err := recipes.NewReadWriteLock(zktest.Connect(t, zk), p)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}()
-	}
-	for i := 0; i < 2; i++ {
-		rw, err := recipes.NewReadWriteLock(zktest.Connect(t, zk), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < rounds; r++ {
-				write := rand.IntN(4) == 0
-				var l *recipes.Lease
-				var err error
-				if write {
-					l, err = rw.WriteLock().Acquire(ctxFor(t, 60*time.Second))
-				} else {
-					l, err = rw.ReadLock().Acquire(ctxFor(t, 60*time.Second))
-				}
-				if err != nil {
-					t.Errorf("Go acquire (write=%v): %v", write, err)
-					return
-				}
-				check.enter(write)
-				time.Sleep(time.Millisecond) // a short critical section, so readers can overlap
-				check.leave(write)
-				if err := l.Release(context.Background()); err != nil {
-					t.Errorf("Go release: %v", err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if check.violations != 0 {
-		t.Fatalf("%d read-write exclusion violations across Go and Java", check.violations)
-	}
-	t.Logf("most concurrent readers: %d", check.maxReaders)
+			return rw
+		})
 }
 
 // Java semaphore clients (Curator 5.4) and ours share one semaphore path

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/driver"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes"
 	"github.com/zkrecipes/zkrecipes/retry"
@@ -41,13 +40,9 @@ func TestSyncLockerBacksOffAPermanentError(t *testing.T) {
 	time.Sleep(window) // the measured window: requests are counted over a fixed time
 	sent := fw.RequestsStarted() - before
 	fw.Close()
-	select {
-	case r := <-ended:
-		if r == nil {
-			t.Fatal("Lock returned without the lock and without a panic")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Lock did not end after the framework closed")
+	r := receiveWithin(t, ended, 10*time.Second, "Lock to end after the framework closed")
+	if r == nil {
+		t.Fatal("Lock returned without the lock and without a panic")
 	}
 	// The default policy (ExponentialBackoff(100ms, 3)) pauses at least 100 ms between tries
 	// of ~3 requests each (create, list, delete): at most ~60 in the window.
@@ -76,25 +71,17 @@ func TestSyncLockerPauseEndsAtClose(t *testing.T) {
 		defer func() { ended <- recover() }()
 		sl.Lock()
 	}()
-	select {
-	case <-paused.ch:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Lock never failed an acquire and paused")
-	}
+	receiveWithin(t, paused.ch, 10*time.Second, "Lock to fail an acquire and pause")
 	fw.Close()
 	closed := time.Now()
-	select {
-	case r := <-ended:
-		if r == nil {
-			t.Fatal("Lock returned without the lock and without a panic")
-		}
-		if d := time.Since(closed); d > 2*time.Second {
-			t.Errorf("Lock panicked %v after Close, want promptly", d)
-		}
-		t.Logf("Lock ended %v after Close: %v", time.Since(closed), r)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("Lock still pausing 10 s after Close (its pause: %v)", pause)
+	r := receiveWithin(t, ended, 10*time.Second, "Lock to end after Close (its pause: "+pause.String()+")")
+	if r == nil {
+		t.Fatal("Lock returned without the lock and without a panic")
 	}
+	if d := time.Since(closed); d > 2*time.Second {
+		t.Errorf("Lock panicked %v after Close, want promptly", d)
+	}
+	t.Logf("Lock ended %v after Close: %v", time.Since(closed), r)
 }
 
 // logSignal is a slog.Handler that closes ch when a record at Warn or above whose message
@@ -125,18 +112,8 @@ func TestSharedSemaphoreObjectsKeepNoGoroutineEach(t *testing.T) {
 	zk := shared
 	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
-	count := p + "-count"
-	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, driver.EncodeCount(1), framework.CreatingParents()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fw.Delete(context.Background(), count) })
-	newSem := func() *recipes.InterProcessSemaphoreV2 {
-		s, err := recipes.NewSharedSemaphore(fw, p, count)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	count := sharedCountNode(t, fw, p, 1)
+	newSem := func() *recipes.InterProcessSemaphoreV2 { return mustSharedSemaphore(t, fw, p, count) }
 	mustRelease(t, mustLeases(t, newSem(), 1)[0]) // the first read of the count sets the watch
 	base := runtime.NumGoroutine()
 	const objects = 500
@@ -150,16 +127,7 @@ func TestSharedSemaphoreObjectsKeepNoGoroutineEach(t *testing.T) {
 		t.Fatalf("%d live watches, want the count's (shared) and no more", w)
 	}
 
-	held := mustLeases(t, newSem(), 1)
-	got := acquireAsync(t, newSem(), ctxFor(t, 30*time.Second), 1)
-	stillWaiting(t, got, "a second lease at maximum 1")
-	if _, err := fw.Set(ctxFor(t, 5*time.Second), count, driver.EncodeCount(2), -1); err != nil {
-		t.Fatal(err)
-	}
-	second := receive(t, got, "the waiter after the count was raised")
-	mustRelease(t, held[0])
-	mustRelease(t, second[0])
-	assertEmpty(t, fw, p)
+	raisingTheCountWakesAWaiter(t, fw, p, count, newSem(), newSem())
 }
 
 // A write Acquire whose create landed in a session that then expired, before the listing
@@ -168,10 +136,8 @@ func TestSharedSemaphoreObjectsKeepNoGoroutineEach(t *testing.T) {
 // gone is the case the loop exists for: it must queue again with a new node.
 func TestAcquireRequeuesWhenTheSessionExpiresBetweenCreateAndListing(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t, framework.WithSessionTimeout(20*time.Second))
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
 	la := mustLease(t, mustRW(t, fa, p).WriteLock(), ctxFor(t, 10*time.Second)) // keeps the directory
 	id, pw := proxy.Session()
 
@@ -191,9 +157,7 @@ func TestAcquireRequeuesWhenTheSessionExpiresBetweenCreateAndListing(t *testing.
 	zktest.Eventually(t, 20*time.Second, "the listing behind the create to be cut", func() bool {
 		return proxy.Requests()[zktest.OpGetChildren2] >= 1 && !fb.State().IsConnected()
 	})
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	zktest.Eventually(t, 20*time.Second, "a new session", func() bool {
 		s := fb.SessionID()
 		return s != 0 && s != id
@@ -204,12 +168,7 @@ func TestAcquireRequeuesWhenTheSessionExpiresBetweenCreateAndListing(t *testing.
 	case <-time.After(time.Second):
 	}
 	mustRelease(t, la)
-	var r result
-	select {
-	case r = <-got:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no grant after the holder released")
-	}
+	r := receiveWithin(t, got, 30*time.Second, "a grant after the holder released")
 	if r.err != nil {
 		t.Fatalf("Acquire: %v, want it queued again after its node vanished", r.err)
 	}

@@ -49,19 +49,13 @@ func TestLeaseUnderConnectionStates(t *testing.T) {
 				})
 			case "expire":
 				id, pw := proxy.Session()
-				if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-					t.Fatal(err)
-				}
+				expireSession(t, zk, id, pw)
 				zktest.Eventually(t, 20*time.Second, "a new session", func() bool {
 					return fw.State().IsConnected() && fw.SessionID() != sid
 				})
 			}
 			if tt.ended {
-				select {
-				case <-l.Done():
-				case <-time.After(10 * time.Second):
-					t.Fatal("Done still open")
-				}
+				receiveWithin(t, l.Done(), 10*time.Second, "Done to close")
 				if !errors.Is(l.Err(), recipes.ErrLockLost) || !errors.Is(l.Err(), tt.reason) {
 					t.Fatalf("Err = %v, want ErrLockLost wrapping %v", l.Err(), tt.reason)
 				}

@@ -73,11 +73,7 @@ func blip(t *testing.T, proxy *zktest.Proxy, fw *framework.Framework, held recip
 	t.Helper()
 	sid := fw.SessionID()
 	proxy.DropConnections()
-	select {
-	case <-held.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatal("holder never told that its lock may be lost")
-	}
+	receiveWithin(t, held.Done(), 20*time.Second, "the holder to be told that its lock may be lost")
 	if !errors.Is(held.Err(), recipes.ErrLockLost) {
 		t.Fatalf("Err after the blip = %v, want ErrLockLost", held.Err())
 	}
@@ -147,18 +143,14 @@ func TestLostLeaseFreesLockAfterGrace(t *testing.T) {
 	proxy.DropConnections()
 	<-la.Done()
 	told := time.Now()
-	select {
-	case lb := <-got:
-		if since := time.Since(told); since < grace {
-			t.Errorf("handed over %v after the holder was told, before the %v grace", since, grace)
-		}
-		if lb == nil {
-			t.Fatal("waiter failed")
-		}
-		mustRelease(t, lb)
-	case <-time.After(grace + lossDeleteBound):
-		t.Fatalf("the next contender stayed blocked behind a lost, never released lease past its grace")
+	lb := receiveWithin(t, got, grace+lossDeleteBound, "the next contender, blocked behind a lost, never released lease past its grace")
+	if since := time.Since(told); since < grace {
+		t.Errorf("handed over %v after the holder was told, before the %v grace", since, grace)
 	}
+	if lb == nil {
+		t.Fatal("waiter failed")
+	}
+	mustRelease(t, lb)
 	if err := la.Release(ctxFor(t, 10*time.Second)); err != nil {
 		t.Fatalf("Release after the grace: %v, want nil", err)
 	}
@@ -189,11 +181,7 @@ func TestReleaseOfLostLeaseReturnsAtOnce(t *testing.T) {
 			case "close":
 				fa.Close()
 			}
-			select {
-			case <-la.Done():
-			case <-time.After(20 * time.Second):
-				t.Fatal("holder never told")
-			}
+			receiveWithin(t, la.Done(), 20*time.Second, "the holder to be told")
 			start := time.Now()
 			if err := la.Release(context.Background()); err != nil {
 				t.Fatalf("Release: %v, want nil", err)

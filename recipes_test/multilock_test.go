@@ -304,11 +304,7 @@ func TestMultiLeaseDone(t *testing.T) {
 	default:
 	}
 	mustRelease(t, ml.Leases()[1]) // one member ends on its own
-	select {
-	case <-ml.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("Done did not close when a member lease ended")
-	}
+	receiveWithin(t, ml.Done(), 10*time.Second, "Done to close when a member lease ended")
 	if !errors.Is(ml.Err(), recipes.ErrReleased) {
 		t.Fatalf("Err = %v, want ErrReleased", ml.Err())
 	}

@@ -70,11 +70,9 @@ func TestTxMultiLockFailureLeavesNothing(t *testing.T) {
 // session.
 func TestTxMultiLockRequeuesAfterExpiry(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t)
 	p := lockPath(t)
 	a, b, c := p+"/a", p+"/b", p+"/c"
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	blocker := mustAcquire(t, mustMutex(t, fa, b), 10*time.Second)
 	got := acquireMultiAsync(mustTx(t, fb, a, b, c), ctxFor(t, 60*time.Second))
 	zktest.Eventually(t, 10*time.Second, "the set to queue", func() bool {
@@ -83,9 +81,7 @@ func TestTxMultiLockRequeuesAfterExpiry(t *testing.T) {
 	oldA, oldC := zktest.Children(t, fa, a)[0], zktest.Children(t, fa, c)[0]
 	oldID := fb.SessionID()
 	id, pw := proxy.Session()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	zktest.Eventually(t, 20*time.Second, "a new session and the set queued again", func() bool {
 		ka, kc := zktest.Children(t, fa, a), zktest.Children(t, fa, c)
 		return fb.SessionID() != oldID && len(ka) == 1 && len(kc) == 1 && ka[0] != oldA && kc[0] != oldC &&
@@ -109,12 +105,9 @@ func TestTxMultiLockRequeuesAfterExpiry(t *testing.T) {
 // A transaction applied whose reply was lost is found again (Sync, then our GUID) and adopted:
 // no second transaction, one node per directory, owned by our session.
 func TestTxMultiLockAdoptsALostReply(t *testing.T) {
-	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t)
 	p := lockPath(t)
 	dirs := []string{p + "/a", p + "/b", p + "/c"}
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	for _, d := range dirs { // persistent, so that they exist before the cut transaction
 		if _, err := fa.Create(ctxFor(t, 10*time.Second), d, nil, framework.CreatingParents()); err != nil {
 			t.Fatal(err)
@@ -147,12 +140,9 @@ func TestTxMultiLockAdoptsALostReply(t *testing.T) {
 // (the loss grace), and Release of the lost set returns nil and deletes them; a second Release
 // is ErrNotHeld.
 func TestTxMultiLockLease(t *testing.T) {
-	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t, framework.WithSessionTimeout(20*time.Second))
 	p := lockPath(t)
 	dirs := []string{p + "/a", p + "/b"}
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
 	l := mustMulti(t, mustTx(t, fb, dirs...))
 	toks, err := l.Tokens(ctxFor(t, 10*time.Second))
 	if err != nil || len(toks) != 2 || toks[0] <= 0 || toks[0] != toks[1] {
@@ -166,11 +156,7 @@ func TestTxMultiLockLease(t *testing.T) {
 		t.Fatalf("guarded write while held: %v", err)
 	}
 	proxy.DropConnections()
-	select {
-	case <-l.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("Done did not close when the connection dropped")
-	}
+	receiveWithin(t, l.Done(), 10*time.Second, "Done to close when the connection dropped")
 	if !errors.Is(l.Err(), recipes.ErrLockLost) {
 		t.Fatalf("Err: %v, want ErrLockLost", l.Err())
 	}

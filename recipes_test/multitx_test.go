@@ -326,12 +326,7 @@ func TestTxMultiLockGrantedByTheWatch(t *testing.T) {
 	})
 	proxy.ResetCounts()
 	mustRelease(t, hold)
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("no grant within 20 s of the release")
-	}
+	r := receiveWithin(t, done, 20*time.Second, "a grant after the release")
 	if r.err != nil {
 		t.Fatal(r.err)
 	}

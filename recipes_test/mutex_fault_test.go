@@ -17,10 +17,8 @@ import (
 // server re-queues with a new node and still acquires.
 func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t)
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 
 	mb := mustMutex(t, fb, p)
@@ -35,23 +33,17 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 	}
 	oldID := fb.SessionID()
 	id, pw := proxy.Session()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	zktest.Eventually(t, 20*time.Second, "a new session and a new waiter node", func() bool {
 		kids := zktest.Children(t, fa, p)
 		return fb.SessionID() != oldID && len(kids) == 2 && !slices.Contains(kids, waiterNode)
 	})
 	mustRelease(t, la)
-	select {
-	case lb := <-got:
-		if tok(t, lb) <= tok(t, la) {
-			t.Fatalf("token %d not above %d", tok(t, lb), tok(t, la))
-		}
-		mustRelease(t, lb)
-	case <-time.After(20 * time.Second):
-		t.Fatal("waiter never acquired after its session was killed")
+	lb := receiveWithin(t, got, 20*time.Second, "the waiter to acquire after its session was killed")
+	if tok(t, lb) <= tok(t, la) {
+		t.Fatalf("token %d not above %d", tok(t, lb), tok(t, la))
 	}
+	mustRelease(t, lb)
 	zktest.Eventually(t, 10*time.Second, "no nodes", func() bool { return len(zktest.Children(t, fa, p)) == 0 })
 }
 
@@ -63,10 +55,8 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 // TestMutexKilledSessionWhileWaiting fail about one run in ten).
 func TestMutexWaiterRequeuesWhenItsWatchLandsInANewSession(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t, framework.WithSessionTimeout(20*time.Second))
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	id, pw := proxy.Session()
 	proxy.CutReplyAfter(zktest.OpGetData)
@@ -74,9 +64,7 @@ func TestMutexWaiterRequeuesWhenItsWatchLandsInANewSession(t *testing.T) {
 	zktest.Eventually(t, 20*time.Second, "the waiter's watch request to be cut", func() bool {
 		return proxy.Requests()[zktest.OpGetData] >= 1 && !fb.State().IsConnected()
 	})
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	zktest.Eventually(t, 20*time.Second, "the waiter to queue again in its new session", func() bool {
 		sid := fb.SessionID()
 		return sid != 0 && sid != id && ownedBy(t, fa, p, sid) == 1
@@ -106,11 +94,8 @@ func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 	if err := zk.Member(0).Kill(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-la.Done(): // Standard policy: a suspended holder is told at once
-	case <-time.After(15 * time.Second):
-		t.Fatal("holder not told of the suspension")
-	}
+	// Standard policy: a suspended holder is told at once.
+	receiveWithin(t, la.Done(), 15*time.Second, "the holder to be told of the suspension")
 	if !errors.Is(la.Err(), recipes.ErrLockLost) || !errors.Is(la.Err(), framework.ErrSuspended) {
 		t.Fatalf("holder's Err = %v, want ErrLockLost wrapping ErrSuspended", la.Err())
 	}
@@ -132,12 +117,8 @@ func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 	case <-time.After(2 * time.Second):
 	}
 	mustRelease(t, la)
-	select {
-	case lb := <-got:
-		mustRelease(t, lb)
-	case <-time.After(30 * time.Second):
-		t.Fatal("waiter never acquired after the server restart")
-	}
+	lb := receiveWithin(t, got, 30*time.Second, "the waiter to acquire after the server restart")
+	mustRelease(t, lb)
 }
 
 // The holder's connection is blackholed past the session timeout: the holder
@@ -169,12 +150,7 @@ func TestMutexHolderToldBeforeNextHolder(t *testing.T) {
 		<-la.Done()
 		order.CompareAndSwap(0, 1)
 	}()
-	var lb *recipes.Lease
-	select {
-	case lb = <-got:
-	case <-time.After(30 * time.Second):
-		t.Fatal("nobody acquired after the holder's session expired")
-	}
+	lb := receiveWithin(t, got, 30*time.Second, "anybody to acquire after the holder's session expired")
 	if order.Load() != 1 {
 		t.Fatal("the next holder acquired before the old holder was told")
 	}

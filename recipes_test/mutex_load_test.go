@@ -3,6 +3,7 @@ package recipes_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -109,11 +110,7 @@ func TestMutexNoHerd(t *testing.T) {
 		notes := proxy.Notifications()
 		watches, _ := member.WatchCount(ctxFor(t, 5*time.Second))
 		mustRelease(t, release)
-		select {
-		case release = <-acquired:
-		case <-time.After(20 * time.Second):
-			t.Fatalf("release %d woke nobody", i)
-		}
+		release = receiveWithin(t, acquired, 20*time.Second, fmt.Sprintf("release %d to wake somebody", i))
 		if n := proxy.Notifications() - notes; n < 1 || n > 2 {
 			t.Fatalf("release %d: %d watch notifications, want the waiter's and at most the releaser's own", i, n)
 		}

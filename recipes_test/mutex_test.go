@@ -268,15 +268,11 @@ func TestMutexRevocation(t *testing.T) {
 	if err := recipes.Revoke(ctxFor(t, 5*time.Second), fb, parts[0].Path); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case l := <-revoked:
-		if l != la {
-			t.Fatal("listener got another lease")
-		}
-		mustRelease(t, l)
-	case <-time.After(10 * time.Second):
-		t.Fatal("revocation listener not called")
+	l := receiveWithin(t, revoked, 10*time.Second, "the revocation listener to be called")
+	if l != la {
+		t.Fatal("listener got another lease")
 	}
+	mustRelease(t, l)
 	lb := mustAcquire(t, mustMutex(t, fb, p), 10*time.Second)
 	mustRelease(t, lb)
 	if err := recipes.Revoke(ctxFor(t, 5*time.Second), fb, parts[0].Path); err != nil {

@@ -15,10 +15,8 @@ import (
 // the session changed: the lease it returns must stand on a node of the current session.
 func TestHandoffAcrossAnExpiryGrantsOnlyALiveNode(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t, framework.WithSessionTimeout(20*time.Second))
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	id, pw := proxy.Session()
 
@@ -27,9 +25,7 @@ func TestHandoffAcrossAnExpiryGrantsOnlyALiveNode(t *testing.T) {
 	mb := mustMutex(t, fb, p)
 	got := leaseAsync(t, "waiter", 60*time.Second, mb.Acquire)
 	zktest.Eventually(t, 20*time.Second, "the waiter's GetW to be cut", func() bool { return proxy.Requests()[zktest.OpGetData] >= 1 })
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	mustRelease(t, la)
 	lb := receive(t, got, "the waiter's grant")
 	if lb == nil {

@@ -26,14 +26,7 @@ func TestRWDowngradeAfterWriteLeaseExpired(t *testing.T) {
 	rwA, rwB := mustRW(t, fa, p), mustRW(t, fb, p)
 
 	wA := mustLease(t, rwA.WriteLock(), ctxFor(t, 10*time.Second))
-	gotB := make(chan *recipes.Lease, 1)
-	go func() {
-		l, err := rwB.WriteLock().Acquire(ctxFor(t, 60*time.Second))
-		if err != nil {
-			t.Errorf("writer B: %v", err)
-		}
-		gotB <- l
-	}()
+	gotB := leaseAsync(t, "writer B", 60*time.Second, rwB.WriteLock().Acquire)
 	zktest.Eventually(t, 10*time.Second, "writer B to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 
 	id, pw := proxy.Session()
@@ -45,26 +38,15 @@ func TestRWDowngradeAfterWriteLeaseExpired(t *testing.T) {
 		rA, err = downgrade(ctxFor(t, 60*time.Second), rwA, wA)
 		readErr <- err
 	}()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
-	var wB *recipes.Lease
-	select {
-	case wB = <-gotB:
-	case <-time.After(30 * time.Second):
-		t.Fatal("writer B never acquired after A's session expired")
-	}
+	expireSession(t, zk, id, pw)
+	wB := receiveWithin(t, gotB, 30*time.Second, "writer B to acquire after A's session expired")
 	proxy.Blackhole(false)
-	select {
-	case err := <-readErr:
-		if err == nil {
-			t.Fatalf("downgraded read %s granted while writer B holds %s", rA.Path(), wB.Path())
-		}
-		if !errors.Is(err, recipes.ErrLockLost) {
-			t.Errorf("downgrade error %v, want ErrLockLost", err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("downgrade neither granted nor failed")
+	err := receiveWithin(t, readErr, 60*time.Second, "the downgrade to be granted or fail")
+	if err == nil {
+		t.Fatalf("downgraded read %s granted while writer B holds %s", rA.Path(), wB.Path())
+	}
+	if !errors.Is(err, recipes.ErrLockLost) {
+		t.Errorf("downgrade error %v, want ErrLockLost", err)
 	}
 	if wB != nil {
 		mustRelease(t, wB)

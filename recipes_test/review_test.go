@@ -30,15 +30,7 @@ func TestSharedSemaphoreWatchesDoNotGrow(t *testing.T) {
 	zk := shared
 	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
-	count := p + "-count"
-	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, driver.EncodeCount(3), framework.CreatingParents()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fw.Delete(context.Background(), count) })
-	s, err := recipes.NewSharedSemaphore(fw, p, count)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSharedSemaphore(t, fw, p, sharedCountNode(t, fw, p, 3))
 	cycle := func() {
 		ls, err := s.Acquire(ctxFor(t, 10*time.Second), 1)
 		if err != nil {
@@ -71,15 +63,7 @@ func TestSharedSemaphoreCountBelowNeedFailsFast(t *testing.T) {
 	zk := shared
 	fw := zktest.Connect(t, zk)
 	p := lockPath(t)
-	count := p + "-count"
-	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, driver.EncodeCount(2), framework.CreatingParents()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fw.Delete(context.Background(), count) })
-	s, err := recipes.NewSharedSemaphore(fw, p, count)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSharedSemaphore(t, fw, p, sharedCountNode(t, fw, p, 2))
 	if _, err := s.Acquire(ctxFor(t, 20*time.Second), 3); !errors.Is(err, driver.ErrCountTooLow) {
 		t.Fatalf("3 leases at a maximum of 2: got %v, want ErrCountTooLow", err)
 	}
@@ -97,11 +81,8 @@ func TestSharedSemaphoreCountBelowNeedFailsFast(t *testing.T) {
 // for the delete of its node. It must return promptly; the delete finishes in the
 // background once the partition heals.
 func TestCancelledAcquireReturnsPromptlyUnderPartition(t *testing.T) {
-	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t, framework.WithSessionTimeout(30*time.Second))
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(30*time.Second))
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -115,13 +96,9 @@ func TestCancelledAcquireReturnsPromptlyUnderPartition(t *testing.T) {
 	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	proxy.Blackhole(true)
 	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled Acquire: %v", err)
-		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("a cancelled Acquire is still waiting for its delete under a partition")
+	err := receiveWithin(t, done, 3*time.Second, "a cancelled Acquire to return under a partition (not wait for its delete)")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Acquire: %v", err)
 	}
 	proxy.Blackhole(false)
 	zktest.Eventually(t, 20*time.Second, "the waiter's node to be deleted in the background",
@@ -162,11 +139,7 @@ func TestRevocationSurvivesAPartition(t *testing.T) {
 	if err := recipes.Revoke(ctxFor(t, 10*time.Second), fb, parts[0].Path); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-revoked:
-	case <-time.After(10 * time.Second):
-		t.Fatal("revocation stopped working after a partition")
-	}
+	receiveWithin(t, revoked, 10*time.Second, "the revocation listener after a partition (revocation stopped working?)")
 	mustRelease(t, la)
 }
 

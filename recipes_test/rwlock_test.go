@@ -108,15 +108,11 @@ func TestRWReadersHoldWritersQueue(t *testing.T) {
 		mustRelease(t, l)
 	}
 	for range 8 {
-		select {
-		case l := <-done:
-			if l == nil {
-				t.FailNow()
-			}
-			mustRelease(t, l)
-		case <-time.After(30 * time.Second):
-			t.Fatal("writers did not all acquire")
+		l := receiveWithin(t, done, 30*time.Second, "all writers to acquire")
+		if l == nil {
+			t.FailNow()
 		}
+		mustRelease(t, l)
 	}
 	if kids := zktest.Children(t, fws[0], p); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)
@@ -197,12 +193,8 @@ func TestRWDowngradeKeepsQueuedWriterOut(t *testing.T) {
 	}
 	stillWaiting(t, got, "the queued writer")
 	mustRelease(t, r)
-	select {
-	case l := <-got:
-		mustRelease(t, l)
-	case <-time.After(20 * time.Second):
-		t.Fatal("queued writer never acquired")
-	}
+	l := receiveWithin(t, got, 20*time.Second, "the queued writer to acquire")
+	mustRelease(t, l)
 }
 
 // A reader ignores writers queued after it (kazoo#649): with W1 holding, R
@@ -213,38 +205,16 @@ func TestRWReaderIgnoresLaterWriter(t *testing.T) {
 	fa := zktest.Connect(t, zk)
 	rw := mustRW(t, fa, p)
 	w1 := mustLease(t, rw.WriteLock(), ctxFor(t, 10*time.Second))
-	rGot, w2Got := make(chan *recipes.Lease, 1), make(chan *recipes.Lease, 1)
-	go func() {
-		l, err := rw.ReadLock().Acquire(ctxFor(t, 30*time.Second))
-		if err != nil {
-			t.Errorf("reader: %v", err)
-		}
-		rGot <- l
-	}()
+	rGot := leaseAsync(t, "reader", 30*time.Second, rw.ReadLock().Acquire)
 	zktest.Eventually(t, 10*time.Second, "the reader to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
-	go func() {
-		l, err := rw.WriteLock().Acquire(ctxFor(t, 30*time.Second))
-		if err != nil {
-			t.Errorf("second writer: %v", err)
-		}
-		w2Got <- l
-	}()
+	w2Got := leaseAsync(t, "second writer", 30*time.Second, rw.WriteLock().Acquire)
 	zktest.Eventually(t, 10*time.Second, "the second writer to queue", func() bool { return len(zktest.Children(t, fa, p)) == 3 })
 	mustRelease(t, w1)
-	var r *recipes.Lease
-	select {
-	case r = <-rGot:
-	case <-time.After(20 * time.Second):
-		t.Fatal("reader waits on a writer queued after it")
-	}
+	r := receiveWithin(t, rGot, 20*time.Second, "the reader to acquire (not wait on a writer queued after it)")
 	stillWaiting(t, w2Got, "the second writer")
 	mustRelease(t, r)
-	select {
-	case l := <-w2Got:
-		mustRelease(t, l)
-	case <-time.After(20 * time.Second):
-		t.Fatal("second writer never acquired")
-	}
+	l := receiveWithin(t, w2Got, 20*time.Second, "the second writer to acquire")
+	mustRelease(t, l)
 }
 
 // The node data is exactly what the option says, for both kinds.

@@ -110,11 +110,7 @@ func (s *statCounter) count(prefix string) int {
 // awaitWatch waits, bounded, for the next children watch on the counter's directory.
 func (s *statCounter) awaitWatch(t *testing.T, what string) {
 	t.Helper()
-	select {
-	case <-s.watched:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no children watch on %s %s", s.dir, what)
-	}
+	receiveWithin(t, s.watched, 10*time.Second, "a children watch on "+s.dir+" "+what)
 }
 
 // Issue 25.3, the cost of the squatter check: an acquire that holds at once reads no stat, and a
@@ -164,13 +160,8 @@ func TestSemaphoreLeaseStatsOncePerWait(t *testing.T) {
 	if err := sh.ReturnAll(ctxFor(t, 10*time.Second), held); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the waiter did not acquire after the release")
+	if err := receiveWithin(t, done, 20*time.Second, "the waiter to acquire after the release"); err != nil {
+		t.Fatal(err)
 	}
 	if n := sc.count(held[0].Path()); n != 1 {
 		t.Fatalf("the waiter read the stat of the lease ahead %d times over three wakes, want 1", n)
@@ -206,13 +197,9 @@ func TestSemaphorePersistentLeaseWhileWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fwH.Delete(context.Background(), squat) })
-	select {
-	case err := <-done:
-		var fe *recipes.ForeignNodeError
-		if !errors.As(err, &fe) || fe.Path != squat {
-			t.Fatalf("Acquire: %v, want ErrForeignNode naming %s", err, squat)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the waiter still waits behind a persistent lease")
+	err = receiveWithin(t, done, 15*time.Second, "the waiter to fail behind a persistent lease")
+	var fe *recipes.ForeignNodeError
+	if !errors.As(err, &fe) || fe.Path != squat {
+		t.Fatalf("Acquire: %v, want ErrForeignNode naming %s", err, squat)
 	}
 }

@@ -2,7 +2,6 @@ package recipes_test
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"path"
@@ -49,13 +48,21 @@ func acquireAsync(t testing.TB, s *recipes.InterProcessSemaphoreV2, ctx context.
 	return ch
 }
 
+// receive returns the next value on ch, or fails the test after 20 s.
 func receive[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	return receiveWithin(t, ch, 20*time.Second, what)
+}
+
+// receiveWithin returns the next value on ch, or fails the test after d (the bound, which may
+// be what the test asserts), saying that it timed out waiting for what.
+func receiveWithin[T any](t testing.TB, ch <-chan T, d time.Duration, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(20 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
+	case <-time.After(d):
+		t.Fatalf("timed out after %v waiting for %s", d, what)
 	}
 	panic("unreachable")
 }
@@ -242,27 +249,10 @@ func TestSemaphoreWaiterLeaseDeletedAndCancelled(t *testing.T) {
 func TestSemaphoreSharedMaxRaised(t *testing.T) {
 	zk := shared
 	p := lockPath(t)
-	count := p + "-count"
 	fw := zktest.Connect(t, zk)
-	enc := func(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
-	if _, err := fw.Create(ctxFor(t, 5*time.Second), count, enc(1), framework.CreatingParents()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fw.Delete(context.Background(), count) })
-	s, err := recipes.NewSharedSemaphore(fw, p, count)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := mustLeases(t, s, 1)
-	got := acquireAsync(t, s, ctxFor(t, 30*time.Second), 1)
-	stillWaiting(t, got, "the second lease at max 1")
-	if _, err := fw.Set(ctxFor(t, 5*time.Second), count, enc(2), -1); err != nil {
-		t.Fatal(err)
-	}
-	second := receive(t, got, "the waiter after the maximum was raised")
-	mustRelease(t, first[0])
-	mustRelease(t, second[0])
-	assertEmpty(t, fw, p)
+	count := sharedCountNode(t, fw, p, 1)
+	s := mustSharedSemaphore(t, fw, p, count)
+	raisingTheCountWakesAWaiter(t, fw, p, count, s, s)
 }
 
 func mustSemLease(t testing.TB, m *recipes.InterProcessSemaphoreMutex) *recipes.SemaphoreLease {
@@ -278,10 +268,8 @@ func mustSemLease(t testing.TB, m *recipes.InterProcessSemaphoreMutex) *recipes.
 // waiter starts again in its new session and gets the lease.
 func TestSemaphoreSessionExpiryWhileWaiting(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t)
 	p := lockPath(t)
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	held := mustLeases(t, mustSem(t, fa, p, 1), 1)[0]
 	got := acquireAsync(t, mustSem(t, fb, p, 1), ctxFor(t, 60*time.Second), 1)
 	zktest.Eventually(t, 10*time.Second, "the waiter's lease", func() bool { return len(zktest.Children(t, fa, p+"/leases")) == 2 })
@@ -293,9 +281,7 @@ func TestSemaphoreSessionExpiryWhileWaiting(t *testing.T) {
 	}
 	oldID := fb.SessionID()
 	id, pw := proxy.Session()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	zktest.Eventually(t, 20*time.Second, "a new session and a new waiter lease", func() bool {
 		kids := zktest.Children(t, fa, p+"/leases")
 		return fb.SessionID() != oldID && len(kids) == 2 && kids[0] != old && kids[1] != old

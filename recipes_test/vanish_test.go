@@ -124,11 +124,9 @@ func TestTxMultiLockNodeDeletedWhileWaiting(t *testing.T) {
 // nodeless until the holder releases.
 func TestTxMultiLockRequeuesWhenItsWatchLandsInANewSession(t *testing.T) {
 	zk := shared
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
+	proxy, fa, fb := directAndProxied(t, framework.WithSessionTimeout(20*time.Second))
 	p := lockPath(t)
 	a, b, c := p+"/a", p+"/b", p+"/c"
-	fa := zktest.Connect(t, zk)
-	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()), framework.WithSessionTimeout(20*time.Second))
 	blocker := mustAcquire(t, mustMutex(t, fa, b), 10*time.Second)
 	id, pw := proxy.Session()
 	proxy.CutReplyAfter(zktest.OpGetData)
@@ -136,9 +134,7 @@ func TestTxMultiLockRequeuesWhenItsWatchLandsInANewSession(t *testing.T) {
 	zktest.Eventually(t, 20*time.Second, "the set's watch request to be cut", func() bool {
 		return proxy.Requests()[zktest.OpGetData] >= 1 && !fb.State().IsConnected()
 	})
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, pw); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, pw)
 	zktest.Eventually(t, 20*time.Second, "the set to queue again in its new session", func() bool {
 		sid := fb.SessionID()
 		return sid != 0 && sid != id && ownedBy(t, fa, a, sid) == 1 && ownedBy(t, fa, b, sid) == 1 && ownedBy(t, fa, c, sid) == 1

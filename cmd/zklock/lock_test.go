@@ -89,9 +89,7 @@ func TestLockLost(t *testing.T) {
 	pr := startZklock(t, "--session-timeout", "4s", "--servers", proxy.Addr(), "lock", p)
 	lockLines(t, pr, p)
 	id, passwd := proxy.Session()
-	if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, passwd); err != nil {
-		t.Fatal(err)
-	}
+	expireSession(t, zk, id, passwd)
 	if code := pr.wait(t, 30*time.Second); code != exitLost {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitLost, pr.stderr)
 	}

@@ -129,9 +129,7 @@ func checkLostStopsCommand(t *testing.T, sub string, flags []string, lostMsg str
 			if want := fmt.Sprintf("session 0x%x established", id); !strings.Contains(pr.stderr.String(), want) {
 				t.Fatalf("--verbose did not report %q:\n%s", want, pr.stderr)
 			}
-			if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, passwd); err != nil {
-				t.Fatal(err)
-			}
+			expireSession(t, zk, id, passwd)
 			if tt.want != "" {
 				pr.expect(t, tt.want, 20*time.Second)
 			}

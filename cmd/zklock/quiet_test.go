@@ -38,9 +38,7 @@ func TestQuietStderr(t *testing.T) {
 			execArgs(t, proxy.Addr(), []string{"--kill-grace", "1s"}, lockPath(t), "wait")...)...)
 		pr.expect(t, "ready", 30*time.Second)
 		id, passwd := proxy.Session()
-		if err := zktest.ExpireSession(ctxFor(t, 10*time.Second), zk.Servers()[0], id, passwd); err != nil {
-			t.Fatal(err)
-		}
+		expireSession(t, zk, id, passwd)
 		if code := pr.wait(t, 30*time.Second); code != exitLost {
 			t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitLost, pr.stderr)
 		}
