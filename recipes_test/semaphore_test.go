@@ -58,13 +58,7 @@ func receive[T any](t testing.TB, ch <-chan T, what string) T {
 // be what the test asserts), saying that it timed out waiting for what.
 func receiveWithin[T any](t testing.TB, ch <-chan T, d time.Duration, what string) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(d):
-		t.Fatalf("timed out after %v waiting for %s", d, what)
-	}
-	panic("unreachable")
+	return zktest.Receive(t, ch, d, what)
 }
 
 // assertEmpty fails unless the semaphore left no lease and no internal-mutex

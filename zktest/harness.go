@@ -78,6 +78,22 @@ func Eventually(tb testing.TB, limit time.Duration, what string, cond func() boo
 	}
 }
 
+// Receive returns the next value on ch, or fails the test after limit, naming what it waited
+// for: the bounded wait for an event (a grant, a notification) that tests share.
+func Receive[T any](tb testing.TB, ch <-chan T, limit time.Duration, what string) T {
+	tb.Helper()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		tb.Fatalf("timed out after %v waiting for %s", limit, what)
+	}
+	var zero T
+	return zero // for a tb whose Fatalf returns
+}
+
 var unsafePathChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 // UniquePath returns a znode path under parent (e.g. "/tests") named after the test plus a

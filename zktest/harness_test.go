@@ -41,6 +41,22 @@ func TestEventually(t *testing.T) {
 	}
 }
 
+// Receive returns a value already sent, and fails naming what it waited for after the bound.
+func TestReceive(t *testing.T) {
+	ch := make(chan int, 1)
+	ch <- 7
+	if v := zktest.Receive(t, ch, time.Second, "seven"); v != 7 {
+		t.Fatalf("received %d, want 7", v)
+	}
+	r := &fatalRecorder{TB: t}
+	if v := zktest.Receive(r, ch, 50*time.Millisecond, "nothing"); v != 0 {
+		t.Fatalf("received %d from an empty channel", v)
+	}
+	if want := "timed out after 50ms waiting for nothing"; r.msg != want {
+		t.Fatalf("failure %q, want %q", r.msg, want)
+	}
+}
+
 // UniquePath names the test, under the parent, and differs on every call.
 func TestUniquePath(t *testing.T) {
 	a, b := zktest.UniquePath(t, "/tests"), zktest.UniquePath(t, "/tests/")
