@@ -105,8 +105,10 @@ func (p *workers) sweepIdle() {
 	}
 }
 
-// dismiss ends the n workers at the bottom of the stack.
+// dismiss ends the n workers at the bottom of the stack (all of them, when fewer are idle: a
+// sweep may run after Close emptied the stack).
 func (p *workers) dismiss(n int) {
+	n = min(n, len(p.idle))
 	for _, w := range p.idle[:n] {
 		w <- nil
 	}
@@ -124,5 +126,5 @@ func (p *workers) close() {
 	if p.sweep != nil {
 		p.sweep.Stop()
 	}
-	p.armed = false
+	p.armed, p.low = false, 0
 }

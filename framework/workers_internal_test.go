@@ -76,3 +76,24 @@ func TestWorkersReuseBoundAndEnd(t *testing.T) {
 		})
 	}
 }
+
+// A sweep that fires after Close (its timer had fired as Close stopped it) finds nothing to end
+// and returns: it must not hand a nil to a channel no worker reads, holding the pool's lock.
+func TestWorkersSweepAfterClose(t *testing.T) {
+	p := &workers{}
+	busy(t, p, 3)
+	waitFor(t, "workers parked", func() bool { return p.idleCount() == 3 })
+	p.close()
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		p.sweepIdle()
+	}()
+	select {
+	case <-swept:
+	case <-time.After(workersBound):
+		t.Fatal("a sweep after Close did not return")
+	}
+	busy(t, p, 1) // the pool still runs work after Close, on a goroutine that then ends
+	waitFor(t, "workers ended", func() bool { return p.alive.Load() == 0 })
+}
