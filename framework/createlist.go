@@ -49,7 +49,7 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 	done := make(chan created, 1)
 	var handoff sync.Mutex
 	abandoned := false
-	go func() {
+	f.Go(func() {
 		var c created
 		ictx := withInline(ctx)
 		if pc != nil {
@@ -72,7 +72,7 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 		if h := f.createHooks.Load(); h != nil && h.delivered != nil {
 			h.delivered()
 		}
-	}()
+	})
 	var c created
 	select {
 	case <-written:

@@ -1,10 +1,6 @@
 package framework
 
-import (
-	"strings"
-
-	"github.com/google/uuid"
-)
+import "strings"
 
 // protectedTagLen is the length of a GUID tag: the UUID's first group, 8 hex digits.
 const protectedTagLen = 8
@@ -36,7 +32,7 @@ func validProtectedTag(tag string) bool {
 
 // protectedID returns a new GUID for a protected create of f: random, with f's tag if any.
 func protectedID(f *Framework) string {
-	id := uuid.NewString()
+	id := newGUID()
 	if f != nil && f.cfg.protectedTag != "" {
 		id = f.cfg.protectedTag + id[protectedTagLen:]
 	}

@@ -148,11 +148,11 @@ func runRequest[T any](f *Framework, ctx context.Context, fn func() (T, error), 
 		return v, f.callError(err)
 	}
 	ch := make(chan result[T], 1)
-	go func() {
+	f.Go(func() {
 		defer f.endRequest(finished)
 		v, err := fn()
 		ch <- result[T]{v, err}
-	}()
+	})
 	select {
 	case r := <-ch:
 		return r.v, f.callError(r.err)

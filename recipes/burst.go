@@ -33,8 +33,10 @@ func (c *contender) burst(ctx context.Context, p phase) (turn, bool) {
 	}
 	if c.done == nil { // once per attempt: the bursts follow each other
 		c.done, c.ictx = make(chan turn, 1), framework.Inline(ctx)
+		c.offload1 = c.offloaded
 	}
-	go c.offloaded(p)
+	c.ph = p // read by offloaded: the burst starts after this write
+	c.lock.fw.Go(c.offload1)
 	select {
 	case t := <-c.done:
 		return t, true
@@ -51,9 +53,10 @@ func (c *contender) burst(ctx context.Context, p phase) (turn, bool) {
 	}
 }
 
-// offloaded is burst's goroutine. Once it has handed a grant over, it sets the held lease's
+// offloaded is burst's goroutine, a warm one of the Framework's (Framework.Go). Once it has handed a grant over, it sets the held lease's
 // own-node watch when no own-node check did (ownarm.go).
-func (c *contender) offloaded(p phase) {
+func (c *contender) offloaded() {
+	p := c.ph
 	t := c.run(c.ictx, p)
 	c.mu.Lock()
 	left := c.left

@@ -80,6 +80,8 @@ type contender struct {
 	try       bool
 	offload   bool                // the bursts run on goroutines of their own (burst.go)
 	ictx      context.Context     // the attempt's ctx, marked inline, for them
+	ph        phase               // the burst to run next on one of them
+	offload1  func()              // offloaded, bound once per attempt
 	mu        sync.Mutex          // guards the hand-over of their turns:
 	left      bool                // the caller left the last burst (its ctx ended)
 	done      chan turn           // the turn of the last burst

@@ -76,6 +76,6 @@ func (n *node) armed(w *framework.Watch, err error) {
 		n.deleted()
 	case n.ctx.Err() != nil, errors.Is(err, framework.ErrClosed):
 	default:
-		go n.armOwn()
+		n.fw.Go(n.armOwn)
 	}
 }

@@ -27,7 +27,7 @@ func (n *node) watchOwn(w *framework.Watch) {
 		n.onOwnEvent(w)
 		return
 	}
-	go n.armOwn()
+	n.fw.Go(n.armOwn) // a warm goroutine of the Framework's (issue 27)
 }
 
 // onOwnEvent runs ownEvent once w fires, unless the lease is let go first: letGo stops it
