@@ -26,7 +26,6 @@ type Framework struct {
 	zc   atomic.Pointer[zk.Conn] // conn, set before go-zookeeper can call back
 
 	retryNotify []retry.DoOption // logs each retry at Debug; made once, not per operation
-	workers     workers          // warm goroutines for work beside a caller (workers.go)
 	evCh        <-chan zk.Event
 	wmCB        zk.EventCallback
 	wm          *watchmgr.Manager
@@ -269,7 +268,6 @@ func (f *Framework) closeNow() {
 	f.closed.Store(true)
 	close(f.quit)
 	f.bgMu.Unlock()
-	f.workers.close()
 
 	f.st.close()
 	f.bgCancel()

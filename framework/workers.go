@@ -10,35 +10,40 @@ import (
 // v1.0.4 has no call a context can end), and so does each burst of an acquire loop. Starting a
 // goroutine for each is client CPU taken from the server on a small machine (issue 27): the start
 // itself, and the new goroutine's stack growing again (2 KiB, then 4, 8, 16 KiB, each a copy) in
-// go-zookeeper's request path. A Framework keeps the goroutines that have finished such work warm
-// for a short time instead, and hands the next piece of work to one of them.
+// go-zookeeper's request path. The process keeps the goroutines that have finished such work warm
+// for a short time instead, and hands the next piece of work to one of them. The pool is one per
+// process, not per Framework, so that parked workers stay a small constant however many sessions
+// a process has (e's depth rows spread 10,000 waiters over 100 sessions).
 
 const (
 	// workerIdle is how long a warm goroutine waits for work: it ends after one to two of these.
 	workerIdle = 500 * time.Millisecond
-	// maxIdleWorkers bounds the goroutines kept warm: one that finishes its work with as many
-	// idle already ends.
+	// maxIdleWorkers bounds the goroutines kept warm in the process: one that finishes its work
+	// with as many idle already ends.
 	maxIdleWorkers = 16
 )
 
-// workers is a Framework's pool of warm goroutines. The idle ones form a stack (the most recent on
+// workers is a pool of warm goroutines; the process has one (sharedWorkers). The idle ones form a stack (the most recent on
 // top), so those at the bottom are the ones idle longest: a sweep every workerIdle ends those that
 // stayed idle since the previous sweep, whose number is the smallest height the stack had.
 type workers struct {
-	mu     sync.Mutex
-	idle   []chan func() // each idle worker's hand-off channel (buffered 1); nil ends it
-	low    int           // the smallest len(idle) since the last sweep
-	sweep  *time.Timer   // armed while any worker is idle
-	armed  bool
-	closed bool
-	alive  atomic.Int32 // the workers started and not ended, idle or busy (for tests)
+	mu    sync.Mutex
+	idle  []chan func() // each idle worker's hand-off channel (buffered 1); nil ends it
+	low   int           // the smallest len(idle) since the last sweep
+	sweep *time.Timer   // armed while any worker is idle
+	armed bool
+	alive atomic.Int32 // the workers started and not ended, idle or busy (for tests)
 }
 
-// Go runs fn on a goroutine of f's: a warm one that has finished such work before when there is
-// one, else a new one. It is for work beside a caller that must be able to leave at once (a
-// request under a context that can end, a burst of them); fn must not block forever, since its
-// goroutine ends only once fn returns. Warm goroutines end after a short idle time and at Close.
-func (f *Framework) Go(fn func()) { f.workers.run(fn) }
+// sharedWorkers is the process's pool, shared by every Framework.
+var sharedWorkers workers
+
+// Go runs fn on a warm goroutine that has finished such work before when there is one, else on a
+// new one. It is for work beside a caller that must be able to leave at once (a request under a
+// context that can end, a burst of them); fn must not block forever, since its goroutine ends only
+// once fn returns. Warm goroutines are the process's, not f's: they end after a short idle time
+// (0.5 to 1 s), whether or not f is closed.
+func (f *Framework) Go(fn func()) { sharedWorkers.run(fn) }
 
 // run hands fn to the top idle worker, or starts one.
 func (p *workers) run(fn func()) {
@@ -74,11 +79,11 @@ func (p *workers) work(fn func()) {
 	}
 }
 
-// park puts an idle worker's channel on the stack, unless the pool is closed or full.
+// park puts an idle worker's channel on the stack, unless the pool is full.
 func (p *workers) park(w chan func()) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed || len(p.idle) >= maxIdleWorkers {
+	if len(p.idle) >= maxIdleWorkers {
 		return false
 	}
 	p.idle = append(p.idle, w)
@@ -105,8 +110,7 @@ func (p *workers) sweepIdle() {
 	}
 }
 
-// dismiss ends the n workers at the bottom of the stack (all of them, when fewer are idle: a
-// sweep may run after Close emptied the stack).
+// dismiss ends the n workers at the bottom of the stack (all of them, when fewer are idle).
 func (p *workers) dismiss(n int) {
 	n = min(n, len(p.idle))
 	for _, w := range p.idle[:n] {
@@ -115,16 +119,4 @@ func (p *workers) dismiss(n int) {
 	rest := copy(p.idle, p.idle[n:])
 	clear(p.idle[rest:])
 	p.idle = p.idle[:rest]
-}
-
-// close ends every idle worker; a busy one ends when its work returns.
-func (p *workers) close() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.closed = true
-	p.dismiss(len(p.idle))
-	if p.sweep != nil {
-		p.sweep.Stop()
-	}
-	p.armed, p.low = false, 0
 }

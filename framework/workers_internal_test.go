@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -45,19 +46,18 @@ func busy(t *testing.T, p *workers, n int) {
 	finish.Wait()
 }
 
-// A Framework's warm goroutines are reused, bounded in number, end after an idle time, and end
-// at Close: the pool saves goroutine starts per request (issue 27) and leaks nothing.
+// Warm goroutines are reused, bounded in number, and end after an idle time: the pool saves
+// goroutine starts per request (issue 27) and leaks nothing.
 func TestWorkersReuseBoundAndEnd(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		n         int
 		wantIdle  int
-		close     bool
-		wantAlive int32 // after the idle time (or Close)
+		wantAlive int32 // after the idle time
 	}{
-		{"one reused, then ends when idle", 1, 1, false, 0},
-		{"three end at Close", 3, 3, true, 0},
-		{"at most maxIdleWorkers stay warm", maxIdleWorkers + 4, maxIdleWorkers, false, 0},
+		{"one reused, then ends when idle", 1, 1, 0},
+		{"three reused, then end when idle", 3, 3, 0},
+		{"at most maxIdleWorkers stay warm", maxIdleWorkers + 4, maxIdleWorkers, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &workers{}
@@ -68,32 +68,40 @@ func TestWorkersReuseBoundAndEnd(t *testing.T) {
 			if a := p.alive.Load(); a != int32(tc.wantIdle) {
 				t.Fatalf("%d workers alive after one more piece of work, want %d (reused)", a, tc.wantIdle)
 			}
-			if tc.close {
-				p.close()
-				busy(t, p, 1) // after Close the work still runs, and its goroutine ends
-			}
 			waitFor(t, "workers ended", func() bool { return p.alive.Load() == tc.wantAlive })
 		})
 	}
 }
 
-// A sweep that fires after Close (its timer had fired as Close stopped it) finds nothing to end
-// and returns: it must not hand a nil to a channel no worker reads, holding the pool's lock.
-func TestWorkersSweepAfterClose(t *testing.T) {
-	p := &workers{}
-	busy(t, p, 3)
-	waitFor(t, "workers parked", func() bool { return p.idleCount() == 3 })
-	p.close()
-	swept := make(chan struct{})
-	go func() {
-		defer close(swept)
-		p.sweepIdle()
-	}()
-	select {
-	case <-swept:
-	case <-time.After(workersBound):
-		t.Fatal("a sweep after Close did not return")
+// The warm goroutines are bounded per process, not per Framework: a process with many sessions
+// (e's depth rows spread waiters over 100 Frameworks) parks at most maxIdleWorkers in all, so
+// that parked workers never add up to one per waiter.
+func TestWorkersBoundedPerProcess(t *testing.T) {
+	base := runtime.NumGoroutine()
+	for range 4 {
+		f := &Framework{} // Go needs no connection
+		var started, finish sync.WaitGroup
+		finishing := make(chan struct{})
+		started.Add(maxIdleWorkers)
+		finish.Add(maxIdleWorkers)
+		for range maxIdleWorkers {
+			f.Go(func() {
+				started.Done()
+				<-finishing
+				finish.Done()
+			})
+		}
+		started.Wait()
+		close(finishing)
+		finish.Wait()
 	}
-	busy(t, p, 1) // the pool still runs work after Close, on a goroutine that then ends
-	waitFor(t, "workers ended", func() bool { return p.alive.Load() == 0 })
+	// Every piece of work has returned: the workers beyond the bound end at once, the parked ones
+	// only after workerIdle, so look well before that.
+	var extra int
+	for deadline := time.Now().Add(workerIdle * 4 / 5); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if extra = runtime.NumGoroutine() - base; extra <= maxIdleWorkers {
+			return
+		}
+	}
+	t.Fatalf("%d goroutines left after 4 Frameworks' work, want at most %d parked in the process", extra, maxIdleWorkers)
 }
