@@ -112,11 +112,12 @@ func TestDeadlineWhileSuspended(t *testing.T) {
 }
 
 // The epoch's timer re-arms while replies come in and ends the epoch once they stop, without
-// any Err call; an epoch that ends otherwise stops it. T is long enough (deadline 1 s, a reply
-// every 50 ms) that only a stall of the test's own goroutine for a second ends the epoch early:
-// with T = 300 ms a 201 ms stall of the ticker's goroutine did, once, under -race in CI.
+// any Err call; an epoch that ends otherwise stops it. T is long enough (deadline 2 s, a reply
+// every 100 ms) that only a stall of the test's own goroutine for two seconds ends the epoch
+// early: with T = 300 ms a 201 ms stall of the ticker's goroutine did, once, under -race in CI,
+// and with T = 1.5 s a 1.002 s stall did, once (session 11's CI, 2 cores, -race).
 func TestDeadlineTimer(t *testing.T) {
-	const T = 1500 * time.Millisecond // deadline 1 s
+	const T = 3 * time.Second // deadline 2 s
 	m, posted, lastRead, cuts := clockedMachine(StandardPolicy, T)
 	m.onEvent(session(zk.StateHasSession), 1)
 	_, epoch, _ := m.snapshot()
