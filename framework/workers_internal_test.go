@@ -27,15 +27,16 @@ func (p *workers) idleCount() int {
 	return len(p.idle)
 }
 
-// busy runs n pieces of work on p at once and returns when all have finished and parked.
-func busy(t *testing.T, p *workers, n int) {
+// busy runs n pieces of work at once through run (a pool's run, or a Framework's Go) and returns
+// when all have finished.
+func busy(t *testing.T, run func(func()), n int) {
 	t.Helper()
 	var started, finish sync.WaitGroup
 	finishing := make(chan struct{})
 	started.Add(n)
 	finish.Add(n)
 	for range n {
-		p.run(func() {
+		run(func() {
 			started.Done()
 			<-finishing
 			finish.Done()
@@ -61,10 +62,10 @@ func TestWorkersReuseBoundAndEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &workers{}
-			busy(t, p, tc.n)
+			busy(t, p.run, tc.n)
 			waitFor(t, "workers parked", func() bool { return p.idleCount() == tc.wantIdle })
 			waitFor(t, "workers beyond the workersBound ended", func() bool { return p.alive.Load() == int32(tc.wantIdle) })
-			busy(t, p, 1) // handed to a warm worker: no new one
+			busy(t, p.run, 1) // handed to a warm worker: no new one
 			if a := p.alive.Load(); a != int32(tc.wantIdle) {
 				t.Fatalf("%d workers alive after one more piece of work, want %d (reused)", a, tc.wantIdle)
 			}
@@ -80,20 +81,7 @@ func TestWorkersBoundedPerProcess(t *testing.T) {
 	base := runtime.NumGoroutine()
 	for range 4 {
 		f := &Framework{} // Go needs no connection
-		var started, finish sync.WaitGroup
-		finishing := make(chan struct{})
-		started.Add(maxIdleWorkers)
-		finish.Add(maxIdleWorkers)
-		for range maxIdleWorkers {
-			f.Go(func() {
-				started.Done()
-				<-finishing
-				finish.Done()
-			})
-		}
-		started.Wait()
-		close(finishing)
-		finish.Wait()
+		busy(t, f.Go, maxIdleWorkers)
 	}
 	// Every piece of work has returned: the workers beyond the bound end at once, the parked ones
 	// only after workerIdle, so look well before that.
