@@ -167,24 +167,26 @@ func (f *Framework) prepareCreate(ctx context.Context, p string, data []byte, op
 }
 
 // createAttempt is one attempt: create; on NoNode create the parents (CreatingParents, or the
-// namespace node alone) and try once more. It returns the epoch current when the last create was
-// sent, and a channel that closes when the last request ended.
+// namespace node alone) and try again, at most parentRounds times in all: a container parent
+// can be reaped between its creation and the create that needed it. It returns the epoch current
+// when the last create was sent, and a channel that closes when the last request ended.
 func (f *Framework) createAttempt(ctx context.Context, full string, data []byte, cc *createConfig) (string, *Session, <-chan struct{}, error) {
-	created, sess, done, err := f.createNode(ctx, full, data, cc)
-	if !errors.Is(err, zk.ErrNoNode) {
-		return created, sess, done, err
-	}
 	parent := path.Dir(full)
-	switch {
-	case cc.parents:
-	case f.ns != "" && parent == f.ns: // the namespace container (it may have been reaped)
-	default:
-		return "", nil, done, err
+	mkdirs := cc.parents || f.ns != "" && parent == f.ns // the namespace container may have been reaped
+	for round := 1; ; round++ {
+		created, sess, done, err := f.createNode(ctx, full, data, cc)
+		if !errors.Is(err, zk.ErrNoNode) || !mkdirs || round == parentRounds {
+			return created, sess, done, err
+		}
+		// An ancestor reaped while the parents are made fails that create with NoNode: the
+		// next round walks again.
+		if err := f.mkdirs(ctx, parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return "", nil, done, err
+		}
+		if h := f.mkdirsHook.Load(); h != nil {
+			(*h)(mkdirsMade, parent)
+		}
 	}
-	if err := f.mkdirs(ctx, parent); err != nil {
-		return "", nil, done, err
-	}
-	return f.createNode(ctx, full, data, cc)
 }
 
 // createNode sends one create request in the right flavour. Its epoch is the epoch of the
@@ -223,6 +225,9 @@ func (f *Framework) mkdirs(ctx context.Context, dir string) error {
 		}
 		missing = append(missing, d)
 	}
+	if h := f.mkdirsHook.Load(); h != nil && len(missing) > 0 {
+		(*h)(mkdirsWalked, path.Dir(missing[len(missing)-1]))
+	}
 	for i := len(missing) - 1; i >= 0; i-- {
 		d := missing[i]
 		_, err := call(f, ctx, func() (string, error) {
@@ -234,3 +239,11 @@ func (f *Framework) mkdirs(ctx context.Context, dir string) error {
 	}
 	return nil
 }
+
+// mkdirsPoint names a point of the making of missing parents, for a test hook.
+type mkdirsPoint int
+
+const (
+	mkdirsWalked mkdirsPoint = iota // the existing ancestors are found; the missing ones are not made yet
+	mkdirsMade                      // the parents are made; the create is not sent again yet
+)

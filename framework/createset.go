@@ -12,10 +12,11 @@ import (
 	"github.com/zkrecipes/zkrecipes/retry"
 )
 
-// setParentRounds bounds how often one attempt of a set create creates missing parents and
-// tries again: a container reaped between its creation and the transaction needs the server's
-// container check to run in between, so a third miss in a row is not a race worth chasing.
-const setParentRounds = 3
+// parentRounds bounds how many times one attempt of a create (or of a set create) is sent when
+// missing parents are made in between: a container reaped between its creation and the create
+// needs the server's container check to run in between, so a third miss in a row is not a race
+// worth chasing.
+const parentRounds = 3
 
 // protectedSet is the state of one protected transactional create of several nodes across its
 // retries: one GUID names every node of the set.
@@ -93,12 +94,15 @@ func (ps *protectedSet) attempt(ctx context.Context) ([]string, error) {
 	ps.tried = true
 	for round := 1; ; round++ {
 		created, err := ps.send(ctx)
-		if !errors.Is(err, zk.ErrNoNode) || round == setParentRounds {
+		if !errors.Is(err, zk.ErrNoNode) || round == parentRounds {
 			return created, err
 		}
 		for _, parent := range ps.parents {
-			if err := ps.f.mkdirs(ctx, parent); err != nil {
-				return nil, err
+			if err := ps.f.mkdirs(ctx, parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+				return nil, err // NoNode: an ancestor was reaped meanwhile; the next round walks again
+			}
+			if h := ps.f.mkdirsHook.Load(); h != nil {
+				(*h)(mkdirsMade, parent)
 			}
 		}
 	}

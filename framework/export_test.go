@@ -65,3 +65,20 @@ func SetReplyHook(f *Framework, fn func(), collect func(ctx context.Context)) (r
 	f.createHooks.Store(&createHooks{replied: fn, collect: collect})
 	return func() { f.createHooks.Store(nil) }
 }
+
+// SetMkdirsHook makes f's creates call fn when they make missing parents: at MkdirsWalked with
+// the deepest existing ancestor, before the missing ones are created; at MkdirsMade with the
+// parent, before the create is sent again. remove undoes it.
+func SetMkdirsHook(f *Framework, fn func(at MkdirsPoint, full string)) (remove func()) {
+	f.mkdirsHook.Store(&fn)
+	return func() { f.mkdirsHook.Store(nil) }
+}
+
+// MkdirsPoint names a point of the making of missing parents (SetMkdirsHook).
+type MkdirsPoint = mkdirsPoint
+
+// The points of SetMkdirsHook.
+const (
+	MkdirsWalked = mkdirsWalked
+	MkdirsMade   = mkdirsMade
+)

@@ -43,6 +43,8 @@ type Framework struct {
 	// watchHook, set only by tests, runs between go-zookeeper's reply to a watching read (its
 	// watch is set) and the Track that counts it.
 	watchHook atomic.Pointer[func()]
+	// mkdirsHook, set only by tests, runs after a create made missing parents, before it tries again.
+	mkdirsHook atomic.Pointer[func(at mkdirsPoint, full string)]
 
 	bgMu     sync.Mutex
 	bg       sync.WaitGroup // operation and background goroutines
