@@ -71,7 +71,7 @@ func TestSelectorResetWaitsForTakeoverToReturn(t *testing.T) {
 	told := receive(t, aDone, "a's takeover to be told")
 	waitState(t, e.states, framework.Reconnected)
 	// The bound is well below the 20 s loss grace.
-	after := receiveWithin(t, bLed, 15*time.Second, "b to lead after a's takeover returned")
+	after := zktest.Receive(t, bLed, 15*time.Second, "b to lead after a's takeover returned")
 	if !after {
 		t.Fatalf("b's takeover started %v after a was told, while a's takeover still ran", time.Since(told).Round(time.Millisecond))
 	}

@@ -40,7 +40,7 @@ func TestSyncLockerBacksOffAPermanentError(t *testing.T) {
 	time.Sleep(window) // the measured window: requests are counted over a fixed time
 	sent := fw.RequestsStarted() - before
 	fw.Close()
-	r := receiveWithin(t, ended, 10*time.Second, "Lock to end after the framework closed")
+	r := zktest.Receive(t, ended, 10*time.Second, "Lock to end after the framework closed")
 	if r == nil {
 		t.Fatal("Lock returned without the lock and without a panic")
 	}
@@ -71,10 +71,10 @@ func TestSyncLockerPauseEndsAtClose(t *testing.T) {
 		defer func() { ended <- recover() }()
 		sl.Lock()
 	}()
-	receiveWithin(t, paused.ch, 10*time.Second, "Lock to fail an acquire and pause")
+	zktest.Receive(t, paused.ch, 10*time.Second, "Lock to fail an acquire and pause")
 	fw.Close()
 	closed := time.Now()
-	r := receiveWithin(t, ended, 10*time.Second, "Lock to end after Close (its pause: "+pause.String()+")")
+	r := zktest.Receive(t, ended, 10*time.Second, "Lock to end after Close (its pause: "+pause.String()+")")
 	if r == nil {
 		t.Fatal("Lock returned without the lock and without a panic")
 	}
@@ -168,7 +168,7 @@ func TestAcquireRequeuesWhenTheSessionExpiresBetweenCreateAndListing(t *testing.
 	case <-time.After(time.Second):
 	}
 	mustRelease(t, la)
-	r := receiveWithin(t, got, 30*time.Second, "a grant after the holder released")
+	r := zktest.Receive(t, got, 30*time.Second, "a grant after the holder released")
 	if r.err != nil {
 		t.Fatalf("Acquire: %v, want it queued again after its node vanished", r.err)
 	}
