@@ -2,9 +2,7 @@ package recipes_test
 
 import (
 	"context"
-	"runtime"
 	"runtime/metrics"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -163,20 +161,5 @@ func TestWaitingAcquireHoldsNoGoroutine(t *testing.T) {
 // acquiring counts the goroutines of this process that run a Lock's acquire (any frame of a
 // recipes.Lock method): the callers of Acquire, and any goroutine the library runs for them.
 func acquiring() int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	count := 0
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "zkrecipes/recipes.(*Lock).") {
-			count++
-		}
-	}
-	return count
+	return zktest.CountGoroutines("zkrecipes/recipes.(*Lock).")
 }
