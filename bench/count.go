@@ -67,16 +67,6 @@ func (c countResult) lockWrites() int64 {
 	return n
 }
 
-var opNames = map[int32]string{
-	zktest.OpCreate: "create", zktest.OpDelete: "delete", zktest.OpExists: "exists",
-	zktest.OpGetData: "getData", zktest.OpSetData: "setData", zktest.OpGetChildren: "getChildren",
-	zktest.OpSync: "sync", zktest.OpGetChildren2: "getChildren2", zktest.OpCheck: "check",
-	zktest.OpMulti: "multi", zktest.OpCreate2: "create2", zktest.OpCreateContainer: "createContainer",
-	zktest.OpRemoveWatches: "removeWatches", zktest.OpCheckWatches: "checkWatches",
-	zktest.OpCloseSession: "closeSession", zktest.OpSetWatches: "setWatches",
-	zktest.OpSetWatches2: "setWatches2", zktest.OpAddWatch: "addWatch", zktest.OpMultiRead: "multiRead",
-}
-
 // byOpcode renders the counts per op, e.g. "create2 1.00, getChildren2 2.00".
 func (c countResult) byOpcode() string {
 	var parts []string
@@ -84,11 +74,7 @@ func (c countResult) byOpcode() string {
 		if op == zktest.OpCloseSession {
 			continue
 		}
-		name, ok := opNames[op]
-		if !ok {
-			name = fmt.Sprintf("op%d", op)
-		}
-		parts = append(parts, fmt.Sprintf("%s %.2f", name, c.perOp(v)))
+		parts = append(parts, fmt.Sprintf("%s %.2f", zktest.OpName(op), c.perOp(v)))
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"sync"
@@ -50,10 +48,14 @@ func diagLoads() []diagLoad {
 
 // spinInProcess starts diagSpinners goroutines that loop on runtime.Gosched until stopped: the
 // CPU and run-queue load of 8 sticky readers' local grants, with no lock and no request.
-func spinInProcess(*testing.T) func() {
+func spinInProcess(*testing.T) func() { return spin(diagSpinners) }
+
+// spin starts n goroutines that loop on runtime.Gosched; the func it returns stops them and
+// waits for them.
+func spin(n int) func() {
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	for i := 0; i < diagSpinners; i++ {
+	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -69,16 +71,7 @@ func spinInProcess(*testing.T) func() {
 // in a process of their own, until its stdin closes (at most a minute). Stopping closes stdin and
 // waits for it.
 func spinInHelper(t *testing.T) func() {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^TestDiagSpinHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "ZKRECIPES_DIAG_SPIN_HELPER="+strconv.Itoa(diagSpinners))
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd, in := helperProcess(t, "TestDiagSpinHelper", "ZKRECIPES_DIAG_SPIN_HELPER="+strconv.Itoa(diagSpinners))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -101,21 +94,11 @@ func TestDiagSpinHelper(t *testing.T) {
 	if n <= 0 {
 		t.Skip("the spinning helper process of TestDiagS5Load")
 	}
-	closed := make(chan struct{})
-	go func() { io.Copy(io.Discard, os.Stdin); close(closed) }()
-	var stop atomic.Bool
-	for i := 0; i < n; i++ {
-		go func() {
-			for !stop.Load() {
-				runtime.Gosched()
-			}
-		}()
-	}
-	select {
-	case <-closed:
-	case <-time.After(time.Minute):
-	}
-	stop.Store(true)
+	ctx, cancel := helperContext()
+	defer cancel()
+	stop := spin(n)
+	<-ctx.Done()
+	stop()
 }
 
 // TestDiagS5Load: s5-w under each load, then s5 sticky with each reader pause, twice.
@@ -124,8 +107,7 @@ func TestDiagS5Load(t *testing.T) {
 	for round := 0; round < 2; round++ {
 		var alone float64
 		for i, ld := range diagLoads() {
-			sc := harness.Scenario{Kind: harness.UncontendedWrite, Root: fmt.Sprintf("/diag/s5w-%d-%d", round, i),
-				Sessions: 1, WarmCycles: 20, Duration: 1500 * time.Millisecond}
+			sc := s5wScenario(fmt.Sprintf("/diag/s5w-%d-%d", round, i))
 			stop := ld.start(t)
 			before := serverLatency(t, srv)
 			r, err := harness.RunScenario(context.Background(), diagConnect(false, diagSession{}), srv.connect, sc)
@@ -138,8 +120,7 @@ func TestDiagS5Load(t *testing.T) {
 				round, ld.name, r.P50Ms, r.P50Ms/max(alone, 1e-9), r.Extra["acquire_p50_ms"], r.P99Ms, r.CyclesPerSec, err, lat)
 		}
 		for _, pause := range []time.Duration{0, 50 * time.Microsecond, 500 * time.Microsecond} {
-			sc := harness.Scenario{Kind: harness.ReadMostly, Root: fmt.Sprintf("/diag/s5l-%d-%v", round, pause), Sessions: 8,
-				Warmup: 300 * time.Millisecond, Duration: 2 * time.Second, Interval: 100 * time.Millisecond}
+			sc := s5Scenario(fmt.Sprintf("/diag/s5l-%d-%v", round, pause), 2*time.Second)
 			before := serverLatency(t, srv)
 			r, err := harness.RunScenario(context.Background(), diagConnect(true, diagSession{pause: pause}), srv.connect, sc)
 			t.Logf("round %d, s5 sticky, reader pause %v: writer p50 %.2f ms (%.2fx s5-w alone), p99 %.2f ms, %v writes, reads/s %.0f; err %v; %s",

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
-	"github.com/zkrecipes/zkrecipes/recipes"
 )
 
 // s5 with its 8 sticky readers in a separate process (the helper below) and the sticky writer
@@ -38,19 +35,17 @@ func TestDiagS5ReadersHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := helperContext()
 	defer cancel()
-	go func() { io.Copy(io.Discard, os.Stdin); cancel() }()
 	var reads atomic.Int64
 	var wg sync.WaitGroup
 	for i := 0; i < diagSpinners; i++ {
-		s, err := connectZkrecipes(ctx, parts[0])
+		s, err := connectSticky(ctx, parts[0])
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		s.(*zkrSession).lockOpts = []recipes.LockOption{recipes.WithSticky(0)}
-		l, err := s.(*zkrSession).ReadLock(parts[1])
+		l, err := s.ReadLock(parts[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,16 +68,7 @@ func TestDiagS5ReadersHelper(t *testing.T) {
 // readersElsewhere starts the helper's readers on lock path p and returns a stop that ends them
 // and returns how many reads they made.
 func readersElsewhere(t *testing.T, srv *server, p string, pause time.Duration) func() int64 {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^TestDiagS5ReadersHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "ZKRECIPES_DIAG_READERS="+srv.connect+"|"+p+"|"+pause.String())
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd, in := helperProcess(t, "TestDiagS5ReadersHelper", "ZKRECIPES_DIAG_READERS="+srv.connect+"|"+p+"|"+pause.String())
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -109,13 +95,12 @@ func readersElsewhere(t *testing.T, srv *server, p string, pause time.Duration) 
 // soloWriter times n write acquires of a sticky writer on p, one every 100 ms, and returns their p50.
 func soloWriter(t *testing.T, srv *server, p string, n int) float64 {
 	ctx := context.Background()
-	s, err := connectZkrecipes(ctx, srv.connect)
+	s, err := connectSticky(ctx, srv.connect)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	s.(*zkrSession).lockOpts = []recipes.LockOption{recipes.WithSticky(0)}
-	w, err := s.(*zkrSession).WriteLock(p)
+	w, err := s.WriteLock(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +132,7 @@ func median(ds []time.Duration) float64 {
 func TestDiagS5ReadersElsewhere(t *testing.T) {
 	srv := diagServer(t)
 	for round := 0; round < 2; round++ {
-		sc := harness.Scenario{Kind: harness.UncontendedWrite, Root: fmt.Sprintf("/diag/s5e-w-%d", round),
-			Sessions: 1, WarmCycles: 20, Duration: 1500 * time.Millisecond}
+		sc := s5wScenario(fmt.Sprintf("/diag/s5e-w-%d", round))
 		before := serverLatency(t, srv)
 		r, err := harness.RunScenario(context.Background(), diagConnect(false, diagSession{}), srv.connect, sc)
 		alone := r.P50Ms
@@ -165,8 +149,7 @@ func TestDiagS5ReadersElsewhere(t *testing.T) {
 			t.Logf("round %d, readers in another process, pause %v: writer p50 %.2f ms (%.2fx s5-w alone), readers' reads/s about %.0f; %s",
 				round, pause, w, w/max(alone, 1e-9), float64(reads)/(secs+0.5), latencyDelta(before, serverLatency(t, srv)))
 		}
-		sc = harness.Scenario{Kind: harness.ReadMostly, Root: fmt.Sprintf("/diag/s5e-in-%d", round), Sessions: 8,
-			Warmup: 300 * time.Millisecond, Duration: 2 * time.Second, Interval: 100 * time.Millisecond}
+		sc = s5Scenario(fmt.Sprintf("/diag/s5e-in-%d", round), 2*time.Second)
 		before = serverLatency(t, srv)
 		r, err = harness.RunScenario(context.Background(), diagConnect(true, diagSession{}), srv.connect, sc)
 		t.Logf("round %d, s5 sticky as the scenario (readers in this process, spinning): writer p50 %.2f ms (%.2fx s5-w alone), reads/s %.0f; err %v; %s",

@@ -12,7 +12,6 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/recipes"
 )
 
 // s5's writer, request by request: every framework operation of the 9 sessions (the tracer)
@@ -55,12 +54,10 @@ func (r *tlRec) connect(ctx context.Context, servers string) (harness.Session, e
 		r.ops = append(r.ops, tlOp{idx, name, end.Add(-t.Duration), end})
 		r.mu.Unlock()
 	})
-	s, err := connectZkrecipes(ctx, servers, tr)
+	z, err := connectSticky(ctx, servers, tr)
 	if err != nil {
 		return nil, err
 	}
-	z := s.(*zkrSession)
-	z.lockOpts = []recipes.LockOption{recipes.WithSticky(0)}
 	return tlSession{diagSession{zkrSession: z, pause: 0}, r, idx}, nil
 }
 
@@ -183,8 +180,7 @@ func TestDiagS5Timeline(t *testing.T) {
 			}
 			return s, err
 		}
-		sc := harness.Scenario{Kind: harness.ReadMostly, Root: fmt.Sprintf("/diag/s5tl-%d", i), Sessions: 8,
-			Warmup: 300 * time.Millisecond, Duration: 2 * time.Second, Interval: 100 * time.Millisecond}
+		sc := s5Scenario(fmt.Sprintf("/diag/s5tl-%d", i), 2*time.Second)
 		res, err := harness.RunScenario(context.Background(), connect, srv.connect, sc)
 		r.mu.Lock()
 		var all []tlSteps

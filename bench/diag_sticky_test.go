@@ -130,8 +130,7 @@ func TestDiagStickyS5(t *testing.T) {
 	srv := diagServer(t)
 	for i, sticky := range []bool{false, true, false, true} {
 		for _, pause := range []time.Duration{0, 500 * time.Microsecond} {
-			sc := harness.Scenario{Kind: harness.ReadMostly, Root: fmt.Sprintf("/diag/s5-%d-%v", i, pause), Sessions: 8,
-				Warmup: 300 * time.Millisecond, Duration: 3 * time.Second, Interval: 100 * time.Millisecond}
+			sc := s5Scenario(fmt.Sprintf("/diag/s5-%d-%v", i, pause), 3*time.Second)
 			before := serverLatency(t, srv)
 			r, err := harness.RunScenario(context.Background(), diagConnect(sticky, diagSession{pause: pause}), srv.connect, sc)
 			t.Logf("sticky=%v pause=%v: reads/s %.0f, writer p50 %.2f ms, p99 %.2f ms, %v writes; err %v; %s",
@@ -154,8 +153,7 @@ func TestDiagStickyS5Trace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	sc := harness.Scenario{Kind: harness.ReadMostly, Root: "/diag/s5-trace", Sessions: 8,
-		Warmup: 300 * time.Millisecond, Duration: 2 * time.Second, Interval: 100 * time.Millisecond}
+	sc := s5Scenario("/diag/s5-trace", 2*time.Second)
 	before := serverLatency(t, srv)
 	if err := trace.Start(f); err != nil {
 		t.Fatal(err)

@@ -194,11 +194,7 @@ func (c countResult) firstByOpcode() string {
 		if op == zktest.OpCloseSession || op == zktest.OpSetWatches || op == zktest.OpSetWatches2 {
 			continue
 		}
-		name, ok := opNames[op]
-		if !ok {
-			name = fmt.Sprintf("op%d", op)
-		}
-		parts = append(parts, fmt.Sprintf("%s %d", name, n))
+		parts = append(parts, fmt.Sprintf("%s %d", zktest.OpName(op), n))
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")

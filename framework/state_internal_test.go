@@ -86,16 +86,7 @@ func TestStateMachineSuspendTimer(t *testing.T) {
 	m.onEvent(session(zk.StateHasSession), 1)
 	_, epoch, _ := m.snapshot()
 	m.onEvent(session(zk.StateDisconnected), 1)
-	for _, w := range []ConnectionState{Connected, Suspended, Lost} {
-		select {
-		case got := <-posted:
-			if got != w {
-				t.Fatalf("state %v, want %v", got, w)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no %v", w)
-		}
-	}
+	receivePosted(t, posted, Connected, Suspended, Lost)
 	if !errors.Is(epoch.Err(), ErrSessionLost) {
 		t.Fatalf("epoch Err = %v", epoch.Err())
 	}

@@ -185,15 +185,7 @@ func TestLatchNoServerAtStart(t *testing.T) {
 		}
 		return net.DialTimeout(network, addr, timeout)
 	}
-	logs := &zktest.LogBuffer{}
-	fw, err := framework.New(srv.Servers(), framework.WithDialer(dial),
-		framework.WithSessionTimeout(4*time.Second), framework.WithConnectionTimeout(200*time.Millisecond),
-		framework.WithRetryPolicy(retry.ExponentialBackoff(10*time.Millisecond, 1)),
-		framework.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fw.Close() })
+	fw, logs := quickFailFramework(t, framework.WithDialer(dial), framework.WithSessionTimeout(4*time.Second))
 	l, err := leader.NewLatch(fw, p)
 	if err != nil {
 		t.Fatal(err)
@@ -260,15 +252,8 @@ func TestLatchFollowerRetriesAfterOutage(t *testing.T) {
 	a := mustLatch(t, fa, p, leader.WithID("a"))
 	await(t, a, 10*time.Second)
 	d := &flakyDialer{}
-	logs := &zktest.LogBuffer{}
-	fb, err := framework.New(srv.Servers(), framework.WithDialer(d.dial), framework.WithErrorPolicy(framework.SessionPolicy),
-		framework.WithSessionTimeout(10*time.Second), framework.WithConnectionTimeout(200*time.Millisecond),
-		framework.WithRetryPolicy(retry.ExponentialBackoff(10*time.Millisecond, 1)),
-		framework.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fb.Close() })
+	fb, logs := quickFailFramework(t, framework.WithDialer(d.dial), framework.WithErrorPolicy(framework.SessionPolicy),
+		framework.WithSessionTimeout(10*time.Second))
 	if err := fb.WaitConnected(ctxFor(t, 20*time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -285,4 +270,22 @@ func TestLatchFollowerRetriesAfterOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	await(t, b, 20*time.Second)
+}
+
+// quickFailFramework opens a framework on srv that gives up a connection attempt after 200 ms
+// and retries an operation once after 10 ms, its warnings logged into the returned buffer, with
+// opts (its dialer, session timeout, policy) added; it closes when the test ends.
+func quickFailFramework(t *testing.T, opts ...framework.Option) (*framework.Framework, *zktest.LogBuffer) {
+	t.Helper()
+	logs := &zktest.LogBuffer{}
+	fw, err := framework.New(srv.Servers(), append([]framework.Option{
+		framework.WithConnectionTimeout(200 * time.Millisecond),
+		framework.WithRetryPolicy(retry.ExponentialBackoff(10*time.Millisecond, 1)),
+		framework.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))),
+	}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fw.Close() })
+	return fw, logs
 }

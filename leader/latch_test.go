@@ -176,7 +176,7 @@ func TestLatchListeners(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, want := range tc.want {
-				got := receiveWithin(t, events, 10*time.Second, fmt.Sprintf("a %q event", want))
+				got := zktest.Receive(t, events, 10*time.Second, fmt.Sprintf("a %q event", want))
 				if got != want {
 					t.Fatalf("event %q, want %q", got, want)
 				}
@@ -211,7 +211,7 @@ func TestLatchCloseFromListenerAndLifeCycle(t *testing.T) {
 	if err := l.Start(); !errors.Is(err, leader.ErrAlreadyStarted) {
 		t.Fatalf("second Start: %v, want ErrAlreadyStarted", err)
 	}
-	if err := receiveWithin(t, closed, 15*time.Second, "Close from a listener to return"); err != nil {
+	if err := zktest.Receive(t, closed, 15*time.Second, "Close from a listener to return"); err != nil {
 		t.Fatalf("Close from a listener: %v", err)
 	}
 	if _, err := l.Await(ctxFor(t, time.Second)); !errors.Is(err, leader.ErrClosed) {

@@ -45,33 +45,51 @@ func (e *lossElection) queued(t *testing.T, n int) {
 	zktest.Eventually(t, 10*time.Second, "the candidates to queue", func() bool { return len(zktest.Children(t, e.fb, e.p)) == n })
 }
 
+// lead starts a's selector and waits until it is queued. a's takeover waits for its context to
+// end, sends the time it was told on the returned channel, and returns once then (its clean-up)
+// has returned.
+func (e *lossElection) lead(t *testing.T, then func(), opts ...leader.Option) <-chan time.Time {
+	t.Helper()
+	told := make(chan time.Time, 1)
+	mustSelector(t, e.fa, e.p, func(ctx context.Context, _ *leader.Term) error {
+		<-ctx.Done()
+		told <- time.Now()
+		then()
+		return nil
+	}, append([]leader.Option{leader.WithID("a")}, opts...)...)
+	e.queued(t, 1)
+	return told
+}
+
+// follow starts b's selector and waits until it is queued behind a. b's takeover runs led, then
+// holds the lead until its context ends.
+func (e *lossElection) follow(t *testing.T, led func()) {
+	t.Helper()
+	mustSelector(t, e.fb, e.p, func(ctx context.Context, _ *leader.Term) error {
+		led()
+		<-ctx.Done()
+		return nil
+	}, leader.WithID("b"))
+	e.queued(t, 2)
+}
+
 // A selector's takeover that takes 2 s to return after its context ended: after a reset, the
 // follower's takeover starts only once it has returned (on the old code it started about a
 // second after the reset, one round trip after the reconnect: two leaders for a second).
 func TestSelectorResetWaitsForTakeoverToReturn(t *testing.T) {
 	e := newLossElection(t)
 	var aReturned atomic.Bool
-	aDone := make(chan time.Time, 1)
-	mustSelector(t, e.fa, e.p, func(ctx context.Context, _ *leader.Term) error {
-		<-ctx.Done()
-		aDone <- time.Now()
+	aDone := e.lead(t, func() {
 		time.Sleep(2 * time.Second) // the takeover's own clean-up after it was told
 		aReturned.Store(true)
-		return nil
-	}, leader.WithID("a"))
-	e.queued(t, 1)
+	})
 	bLed := make(chan bool, 1)
-	mustSelector(t, e.fb, e.p, func(ctx context.Context, _ *leader.Term) error {
-		bLed <- aReturned.Load()
-		<-ctx.Done()
-		return nil
-	}, leader.WithID("b"))
-	e.queued(t, 2)
+	e.follow(t, func() { bLed <- aReturned.Load() })
 	e.proxy.DropConnections()
 	told := receive(t, aDone, "a's takeover to be told")
 	waitState(t, e.states, framework.Reconnected)
 	// The bound is well below the 20 s loss grace.
-	after := receiveWithin(t, bLed, 15*time.Second, "b to lead after a's takeover returned")
+	after := zktest.Receive(t, bLed, 15*time.Second, "b to lead after a's takeover returned")
 	if !after {
 		t.Fatalf("b's takeover started %v after a was told, while a's takeover still ran", time.Since(told).Round(time.Millisecond))
 	}
@@ -82,23 +100,11 @@ func TestSelectorResetWaitsForTakeoverToReturn(t *testing.T) {
 func TestSelectorLossGraceEndsATakeoverThatNeverReturns(t *testing.T) {
 	const grace = 1500 * time.Millisecond
 	e := newLossElection(t)
-	aDone := make(chan time.Time, 1)
-	unblock := make(chan struct{})
-	mustSelector(t, e.fa, e.p, func(ctx context.Context, _ *leader.Term) error {
-		<-ctx.Done()
-		aDone <- time.Now()
-		<-unblock // stuck until the test ends
-		return nil
-	}, leader.WithID("a"), leader.WithLossGrace(grace))
+	unblock := make(chan struct{}) // a's takeover waits on it until the test ends
+	aDone := e.lead(t, func() { <-unblock }, leader.WithLossGrace(grace))
 	t.Cleanup(func() { close(unblock) }) // runs before the selector's Close
-	e.queued(t, 1)
 	bLed := make(chan time.Time, 1)
-	mustSelector(t, e.fb, e.p, func(ctx context.Context, _ *leader.Term) error {
-		bLed <- time.Now()
-		<-ctx.Done()
-		return nil
-	}, leader.WithID("b"))
-	e.queued(t, 2)
+	e.follow(t, func() { bLed <- time.Now() })
 	e.proxy.DropConnections()
 	told := receive(t, aDone, "a's takeover to be told")
 	led := receive(t, bLed, "b to lead after the grace")

@@ -71,7 +71,7 @@ func TestSelectorRotatesExclusively(t *testing.T) {
 		zktest.Eventually(t, 10*time.Second, "the selector to queue", func() bool { return len(zktest.Children(t, fw, p)) == i+1 })
 	}
 	close(gate)
-	receiveWithin(t, enough, 60*time.Second, "enough terms")
+	zktest.Receive(t, enough, 60*time.Second, "enough terms")
 	for _, s := range sels {
 		if err := s.Close(ctxFor(t, 10*time.Second)); err != nil {
 			t.Fatalf("Close: %v", err)
@@ -103,7 +103,7 @@ func TestSelectorLayoutAndParticipants(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	}, leader.WithID("alpha"))
-	term := receiveWithin(t, terms, 10*time.Second, "a to lead")
+	term := zktest.Receive(t, terms, 10*time.Second, "a to lead")
 	b := mustSelector(t, fb, p, func(ctx context.Context, _ *leader.Term) error { return nil })
 	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	if !mutexNode.MatchString(path.Base(term.Path())) {
@@ -184,11 +184,11 @@ func TestSelectorLeaderSessionExpired(t *testing.T) {
 	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 	id, pw := proxy.Session()
 	expireSession(t, id, pw)
-	err := receiveWithin(t, causes, 20*time.Second, "a's takeover to be cancelled")
+	err := zktest.Receive(t, causes, 20*time.Second, "a's takeover to be cancelled")
 	if !errors.Is(err, recipes.ErrLockLost) {
 		t.Fatalf("a's term ended with %v, want ErrLockLost", err)
 	}
-	receiveWithin(t, bLed, 20*time.Second, "b to lead")
+	zktest.Receive(t, bLed, 20*time.Second, "b to lead")
 	zktest.Eventually(t, 20*time.Second, "a to queue again behind b", func() bool {
 		ps, err := b.Participants(ctxFor(t, 5*time.Second))
 		return err == nil && len(ps) == 2 && ps[0].ID == "b" && ps[1].ID == "a"
@@ -300,11 +300,11 @@ func TestSelectorLeaderToldBeforeNextLeader(t *testing.T) {
 		}
 	}
 	mustSelector(t, fa, p, takeover(false))
-	tokA := receiveWithin(t, tokens, 10*time.Second, "a to lead")
+	tokA := zktest.Receive(t, tokens, 10*time.Second, "a to lead")
 	mustSelector(t, fb, p, takeover(true))
 	zktest.Eventually(t, 10*time.Second, "b to queue", func() bool { return len(zktest.Children(t, fb, p)) == 2 })
 	proxy.Blackhole(true)
-	tokB := receiveWithin(t, tokens, 30*time.Second, "b to lead")
+	tokB := zktest.Receive(t, tokens, 30*time.Second, "b to lead")
 	if order.Load() != 1 {
 		t.Fatal("b's takeover started before a's context was cancelled")
 	}

@@ -3,6 +3,7 @@ package recipes_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -50,16 +51,7 @@ func TestStickyHandoverWhileCtxEnds(t *testing.T) {
 			}
 		}()
 		wg.Wait()
-		select {
-		case w := <-got:
-			if w != nil {
-				if err := w.Release(testCtx(t, 10*time.Second)); err != nil {
-					t.Fatal(err)
-				}
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("round %d: the waiter hangs", i)
-		}
+		releaseGranted(t, got, 10*time.Second, fmt.Sprintf("round %d: the waiter hangs", i))
 		if m.IsAcquiredInThisProcess() || recipes.StickyWaiters(m.Lock) != 0 {
 			t.Fatalf("round %d: held %v, %d waiters; want neither", i, m.IsAcquiredInThisProcess(), recipes.StickyWaiters(m.Lock))
 		}
@@ -288,6 +280,13 @@ func TestStickyReadNotRegrantedOnceAWriterQueued(t *testing.T) {
 		t.Fatalf("TryAcquire of the read got %s (cached %s) while a writer queued", l.Path(), node)
 	}
 	release()
+	releaseGranted(t, got, 20*time.Second, "the writer never got the lock")
+}
+
+// releaseGranted waits up to d for the lease a background Acquire sends on got (nil when that
+// Acquire ended without one) and releases it; it fails the test with hang when none comes.
+func releaseGranted(t *testing.T, got <-chan *recipes.Lease, d time.Duration, hang string) {
+	t.Helper()
 	select {
 	case w := <-got:
 		if w != nil {
@@ -295,7 +294,7 @@ func TestStickyReadNotRegrantedOnceAWriterQueued(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the writer never got the lock")
+	case <-time.After(d):
+		t.Fatal(hang)
 	}
 }

@@ -3,7 +3,6 @@ package recipes_test
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,20 +26,13 @@ func TestStickyVisitReleasesPlain(t *testing.T) {
 		{"first use of a free lock caches", false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var ownerQueued atomic.Int32
-			fa := testFramework(t, framework.WithTracer(func(tr framework.Trace) {
-				if tr.Kind == framework.TraceLock && tr.Name == "queued" {
-					ownerQueued.Add(1)
-				}
-			}))
-			fb := testFramework(t)
-			p := zktest.UniquePath(t, "/sticky-visit")
+			sc := newVisitScene(t, framework.TraceLock, "queued", "/sticky-visit")
 			var owner *recipes.InterProcessMutex
 			if tc.ownerFirst {
-				owner, _ = stickyIdle(t, fa, p)
+				owner, _ = stickyIdle(t, sc.fa, sc.p)
 				defer owner.Close(testCtx(t, 10*time.Second))
 			}
-			visitor, err := recipes.NewMutex(fb, p, recipes.WithSticky(time.Minute))
+			visitor, err := recipes.NewMutex(sc.fb, sc.p, recipes.WithSticky(time.Minute))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,18 +44,13 @@ func TestStickyVisitReleasesPlain(t *testing.T) {
 			if err := l.Release(testCtx(t, 10*time.Second)); err != nil {
 				t.Fatal(err)
 			}
-			if kids := childrenOrNone(t, fb, p); len(kids) != tc.wantKids {
+			if kids := childrenOrNone(t, sc.fb, sc.p); len(kids) != tc.wantKids {
 				t.Fatalf("after the visitor's release: children %v, want %d", kids, tc.wantKids)
 			}
 			if !tc.ownerFirst {
 				return
 			}
-			lo, err := owner.Acquire(testCtx(t, 10*time.Second))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer lo.Release(testCtx(t, 10*time.Second))
-			if n := ownerQueued.Load(); n != 0 {
+			if n := sc.ownerReturns(t, owner); n != 0 {
 				t.Fatalf("the owner's acquire after the visit queued %d times, want a plain grant", n)
 			}
 		})

@@ -93,7 +93,7 @@ func cancelWhileWaiting(t *testing.T, tc cleanupCase, fault func(*zktest.Proxy),
 	fault(proxy)
 	cancel()
 	start := time.Now()
-	err := receiveWithin(t, done, 15*time.Second, "a cancelled acquire to finish cleaning up after its ctx ended")
+	err := zktest.Receive(t, done, 15*time.Second, "a cancelled acquire to finish cleaning up after its ctx ended")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Acquire: %v, want context.Canceled", err)
 	}

@@ -42,12 +42,12 @@ func TestCloseAfterShortOutageHandsOverAtReconnect(t *testing.T) {
 	defer restore.Stop()
 	start := time.Now()
 
-	l := receiveWithin(t, got, 3*T, "the other client to be granted the lock")
+	l := zktest.Receive(t, got, 3*T, "the other client to be granted the lock")
 	handoff := time.Since(start) - outage
 	t.Logf("granted %v after the reconnect", handoff)
 	if handoff > T/3 {
 		t.Errorf("granted %v after the reconnect, want within T/3 = %v: the node waited for the session to expire", handoff, T/3)
 	}
 	mustRelease(t, l)
-	receiveWithin(t, closed, T, "Close to return")
+	zktest.Receive(t, closed, T, "Close to return")
 }

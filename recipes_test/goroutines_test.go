@@ -2,9 +2,7 @@ package recipes_test
 
 import (
 	"context"
-	"runtime"
 	"runtime/metrics"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,12 +31,7 @@ func goroutinesCreated() uint64 {
 // about 4 (the create's, the first burst, the burst after the wake, the delete's); before the
 // loop was cut at its waits, 5.7-5.9. The bound catches a goroutine started per cycle again.
 func TestContendedCycleGoroutines(t *testing.T) {
-	const maxPerCycle = 2.0
-	per := cycleGoroutines(t, 2, 40)
-	t.Logf("%.2f goroutines started per contended cycle", per)
-	if per > maxPerCycle {
-		t.Fatalf("%.2f goroutines started per acquire+release cycle, want at most %.1f", per, maxPerCycle)
-	}
+	atMostPerCycle(t, cycleGoroutines(t, 2, 40), 2.0, "contended cycle")
 }
 
 // One session alone under a context that can end: the create's goroutine, the burst that lists
@@ -47,12 +40,7 @@ func TestContendedCycleGoroutines(t *testing.T) {
 // (watchmgr's reader of the own-node watch when its getData is sent before the release). It was
 // 3.0-3.3 before the pool, 4.0 while the own-node watch had a goroutine of its own.
 func TestUncontendedCycleGoroutines(t *testing.T) {
-	const maxPerCycle = 1.0
-	per := cycleGoroutines(t, 1, 40)
-	t.Logf("%.2f goroutines started per uncontended cycle", per)
-	if per > maxPerCycle {
-		t.Fatalf("%.2f goroutines started per acquire+release cycle, want at most %.1f", per, maxPerCycle)
-	}
+	atMostPerCycle(t, cycleGoroutines(t, 1, 40), 1.0, "uncontended cycle")
 }
 
 // Under a context that cannot end every request runs on the caller's goroutine, except the
@@ -61,11 +49,16 @@ func TestUncontendedCycleGoroutines(t *testing.T) {
 // cycle starts hardly any. It was 2.0 per cycle before the pool, 1.0 while armOwn still had a
 // goroutine of its own.
 func TestBackgroundCycleGoroutines(t *testing.T) {
-	const maxPerCycle = 0.5
-	per := cycleGoroutinesCtx(t, context.Background(), 1, 40)
-	t.Logf("%.2f goroutines started per cycle under context.Background()", per)
-	if per > maxPerCycle {
-		t.Fatalf("%.2f goroutines started per acquire+release cycle, want at most %.1f", per, maxPerCycle)
+	atMostPerCycle(t, cycleGoroutinesCtx(t, context.Background(), 1, 40), 0.5, "cycle under context.Background()")
+}
+
+// atMostPerCycle logs per, the goroutines started per acquire+release cycle of the kind what,
+// and fails the test when it is above bound.
+func atMostPerCycle(t *testing.T, per, bound float64, what string) {
+	t.Helper()
+	t.Logf("%.2f goroutines started per %s", per, what)
+	if per > bound {
+		t.Fatalf("%.2f goroutines started per acquire+release cycle, want at most %.1f", per, bound)
 	}
 }
 
@@ -168,20 +161,5 @@ func TestWaitingAcquireHoldsNoGoroutine(t *testing.T) {
 // acquiring counts the goroutines of this process that run a Lock's acquire (any frame of a
 // recipes.Lock method): the callers of Acquire, and any goroutine the library runs for them.
 func acquiring() int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	count := 0
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "zkrecipes/recipes.(*Lock).") {
-			count++
-		}
-	}
-	return count
+	return zktest.CountGoroutines("zkrecipes/recipes.(*Lock).")
 }

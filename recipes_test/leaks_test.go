@@ -26,24 +26,13 @@ func TestSyncLockerBacksOffAPermanentError(t *testing.T) {
 	if _, err := m.Acquire(ctxFor(t, 10*time.Second)); !errors.Is(err, recipes.ErrQueueTooDeep) {
 		t.Fatalf("Acquire with a 1-byte listing limit: %v, want ErrQueueTooDeep", err)
 	}
-	sl, err := recipes.NewSyncLocker(m.Lock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ended := make(chan any, 1)
-	go func() {
-		defer func() { ended <- recover() }() // Lock panics once the framework is closed
-		sl.Lock()
-	}()
+	ended := syncLockAsync(t, m)
 	const window = 2 * time.Second
 	before := fw.RequestsStarted()
 	time.Sleep(window) // the measured window: requests are counted over a fixed time
 	sent := fw.RequestsStarted() - before
 	fw.Close()
-	r := receiveWithin(t, ended, 10*time.Second, "Lock to end after the framework closed")
-	if r == nil {
-		t.Fatal("Lock returned without the lock and without a panic")
-	}
+	lockPanicked(t, ended, "Lock to end after the framework closed")
 	// The default policy (ExponentialBackoff(100ms, 3)) pauses at least 100 ms between tries
 	// of ~3 requests each (create, list, delete): at most ~60 in the window.
 	if sent > 150 {
@@ -62,6 +51,21 @@ func TestSyncLockerPauseEndsAtClose(t *testing.T) {
 	paused := newLogSignal("SyncLocker.Lock: acquire failed")
 	fw := zktest.Connect(t, zk, framework.WithRetryPolicy(retry.NTimes(1, pause)), framework.WithLogger(slog.New(paused)))
 	m := mustMutex(t, fw, lockPath(t), recipes.WithListingLimit(1)) // every acquire fails: ErrQueueTooDeep
+	ended := syncLockAsync(t, m)
+	zktest.Receive(t, paused.ch, 10*time.Second, "Lock to fail an acquire and pause")
+	fw.Close()
+	closed := time.Now()
+	r := lockPanicked(t, ended, "Lock to end after Close (its pause: "+pause.String()+")")
+	if d := time.Since(closed); d > 2*time.Second {
+		t.Errorf("Lock panicked %v after Close, want promptly", d)
+	}
+	t.Logf("Lock ended %v after Close: %v", time.Since(closed), r)
+}
+
+// syncLockAsync calls Lock of a SyncLocker on m's lock in the background; the channel gets what
+// Lock's panic carried (it panics once the framework is closed), or nil when Lock returned.
+func syncLockAsync(t *testing.T, m *recipes.InterProcessMutex) <-chan any {
+	t.Helper()
 	sl, err := recipes.NewSyncLocker(m.Lock)
 	if err != nil {
 		t.Fatal(err)
@@ -71,17 +75,18 @@ func TestSyncLockerPauseEndsAtClose(t *testing.T) {
 		defer func() { ended <- recover() }()
 		sl.Lock()
 	}()
-	receiveWithin(t, paused.ch, 10*time.Second, "Lock to fail an acquire and pause")
-	fw.Close()
-	closed := time.Now()
-	r := receiveWithin(t, ended, 10*time.Second, "Lock to end after Close (its pause: "+pause.String()+")")
+	return ended
+}
+
+// lockPanicked waits up to 10 s for the background Lock to end (what names that end) and fails
+// the test unless it panicked; it returns what the panic carried.
+func lockPanicked(t *testing.T, ended <-chan any, what string) any {
+	t.Helper()
+	r := zktest.Receive(t, ended, 10*time.Second, what)
 	if r == nil {
 		t.Fatal("Lock returned without the lock and without a panic")
 	}
-	if d := time.Since(closed); d > 2*time.Second {
-		t.Errorf("Lock panicked %v after Close, want promptly", d)
-	}
-	t.Logf("Lock ended %v after Close: %v", time.Since(closed), r)
+	return r
 }
 
 // logSignal is a slog.Handler that closes ch when a record at Warn or above whose message
@@ -168,7 +173,7 @@ func TestAcquireRequeuesWhenTheSessionExpiresBetweenCreateAndListing(t *testing.
 	case <-time.After(time.Second):
 	}
 	mustRelease(t, la)
-	r := receiveWithin(t, got, 30*time.Second, "a grant after the holder released")
+	r := zktest.Receive(t, got, 30*time.Second, "a grant after the holder released")
 	if r.err != nil {
 		t.Fatalf("Acquire: %v, want it queued again after its node vanished", r.err)
 	}

@@ -55,7 +55,7 @@ func TestLeaseUnderConnectionStates(t *testing.T) {
 				})
 			}
 			if tt.ended {
-				receiveWithin(t, l.Done(), 10*time.Second, "Done to close")
+				zktest.Receive(t, l.Done(), 10*time.Second, "Done to close")
 				if !errors.Is(l.Err(), recipes.ErrLockLost) || !errors.Is(l.Err(), tt.reason) {
 					t.Fatalf("Err = %v, want ErrLockLost wrapping %v", l.Err(), tt.reason)
 				}

@@ -73,7 +73,7 @@ func blip(t *testing.T, proxy *zktest.Proxy, fw *framework.Framework, held recip
 	t.Helper()
 	sid := fw.SessionID()
 	proxy.DropConnections()
-	receiveWithin(t, held.Done(), 20*time.Second, "the holder to be told that its lock may be lost")
+	zktest.Receive(t, held.Done(), 20*time.Second, "the holder to be told that its lock may be lost")
 	if !errors.Is(held.Err(), recipes.ErrLockLost) {
 		t.Fatalf("Err after the blip = %v, want ErrLockLost", held.Err())
 	}
@@ -143,7 +143,7 @@ func TestLostLeaseFreesLockAfterGrace(t *testing.T) {
 	proxy.DropConnections()
 	<-la.Done()
 	told := time.Now()
-	lb := receiveWithin(t, got, grace+lossDeleteBound, "the next contender, blocked behind a lost, never released lease past its grace")
+	lb := zktest.Receive(t, got, grace+lossDeleteBound, "the next contender, blocked behind a lost, never released lease past its grace")
 	if since := time.Since(told); since < grace {
 		t.Errorf("handed over %v after the holder was told, before the %v grace", since, grace)
 	}
@@ -181,7 +181,7 @@ func TestReleaseOfLostLeaseReturnsAtOnce(t *testing.T) {
 			case "close":
 				fa.Close()
 			}
-			receiveWithin(t, la.Done(), 20*time.Second, "the holder to be told")
+			zktest.Receive(t, la.Done(), 20*time.Second, "the holder to be told")
 			start := time.Now()
 			if err := la.Release(context.Background()); err != nil {
 				t.Fatalf("Release: %v, want nil", err)

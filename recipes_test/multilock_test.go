@@ -304,7 +304,7 @@ func TestMultiLeaseDone(t *testing.T) {
 	default:
 	}
 	mustRelease(t, ml.Leases()[1]) // one member ends on its own
-	receiveWithin(t, ml.Done(), 10*time.Second, "Done to close when a member lease ended")
+	zktest.Receive(t, ml.Done(), 10*time.Second, "Done to close when a member lease ended")
 	if !errors.Is(ml.Err(), recipes.ErrReleased) {
 		t.Fatalf("Err = %v, want ErrReleased", ml.Err())
 	}

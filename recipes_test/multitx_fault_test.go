@@ -156,7 +156,7 @@ func TestTxMultiLockLease(t *testing.T) {
 		t.Fatalf("guarded write while held: %v", err)
 	}
 	proxy.DropConnections()
-	receiveWithin(t, l.Done(), 10*time.Second, "Done to close when the connection dropped")
+	zktest.Receive(t, l.Done(), 10*time.Second, "Done to close when the connection dropped")
 	if !errors.Is(l.Err(), recipes.ErrLockLost) {
 		t.Fatalf("Err: %v, want ErrLockLost", l.Err())
 	}

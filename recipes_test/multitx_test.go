@@ -326,7 +326,7 @@ func TestTxMultiLockGrantedByTheWatch(t *testing.T) {
 	})
 	proxy.ResetCounts()
 	mustRelease(t, hold)
-	r := receiveWithin(t, done, 20*time.Second, "a grant after the release")
+	r := zktest.Receive(t, done, 20*time.Second, "a grant after the release")
 	if r.err != nil {
 		t.Fatal(r.err)
 	}

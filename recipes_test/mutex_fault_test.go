@@ -39,7 +39,7 @@ func TestMutexKilledSessionWhileWaiting(t *testing.T) {
 		return fb.SessionID() != oldID && len(kids) == 2 && !slices.Contains(kids, waiterNode)
 	})
 	mustRelease(t, la)
-	lb := receiveWithin(t, got, 20*time.Second, "the waiter to acquire after its session was killed")
+	lb := zktest.Receive(t, got, 20*time.Second, "the waiter to acquire after its session was killed")
 	if tok(t, lb) <= tok(t, la) {
 		t.Fatalf("token %d not above %d", tok(t, lb), tok(t, la))
 	}
@@ -95,7 +95,7 @@ func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Standard policy: a suspended holder is told at once.
-	receiveWithin(t, la.Done(), 15*time.Second, "the holder to be told of the suspension")
+	zktest.Receive(t, la.Done(), 15*time.Second, "the holder to be told of the suspension")
 	if !errors.Is(la.Err(), recipes.ErrLockLost) || !errors.Is(la.Err(), framework.ErrSuspended) {
 		t.Fatalf("holder's Err = %v, want ErrLockLost wrapping ErrSuspended", la.Err())
 	}
@@ -117,7 +117,7 @@ func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 	case <-time.After(2 * time.Second):
 	}
 	mustRelease(t, la)
-	lb := receiveWithin(t, got, 30*time.Second, "the waiter to acquire after the server restart")
+	lb := zktest.Receive(t, got, 30*time.Second, "the waiter to acquire after the server restart")
 	mustRelease(t, lb)
 }
 
@@ -150,7 +150,7 @@ func TestMutexHolderToldBeforeNextHolder(t *testing.T) {
 		<-la.Done()
 		order.CompareAndSwap(0, 1)
 	}()
-	lb := receiveWithin(t, got, 30*time.Second, "anybody to acquire after the holder's session expired")
+	lb := zktest.Receive(t, got, 30*time.Second, "anybody to acquire after the holder's session expired")
 	if order.Load() != 1 {
 		t.Fatal("the next holder acquired before the old holder was told")
 	}

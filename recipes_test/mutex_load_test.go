@@ -110,7 +110,7 @@ func TestMutexNoHerd(t *testing.T) {
 		notes := proxy.Notifications()
 		watches, _ := member.WatchCount(ctxFor(t, 5*time.Second))
 		mustRelease(t, release)
-		release = receiveWithin(t, acquired, 20*time.Second, fmt.Sprintf("release %d to wake somebody", i))
+		release = zktest.Receive(t, acquired, 20*time.Second, fmt.Sprintf("release %d to wake somebody", i))
 		if n := proxy.Notifications() - notes; n < 1 || n > 2 {
 			t.Fatalf("release %d: %d watch notifications, want the waiter's and at most the releaser's own", i, n)
 		}

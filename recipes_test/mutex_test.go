@@ -268,7 +268,7 @@ func TestMutexRevocation(t *testing.T) {
 	if err := recipes.Revoke(ctxFor(t, 5*time.Second), fb, parts[0].Path); err != nil {
 		t.Fatal(err)
 	}
-	l := receiveWithin(t, revoked, 10*time.Second, "the revocation listener to be called")
+	l := zktest.Receive(t, revoked, 10*time.Second, "the revocation listener to be called")
 	if l != la {
 		t.Fatal("listener got another lease")
 	}

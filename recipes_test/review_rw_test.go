@@ -39,9 +39,9 @@ func TestRWDowngradeAfterWriteLeaseExpired(t *testing.T) {
 		readErr <- err
 	}()
 	expireSession(t, zk, id, pw)
-	wB := receiveWithin(t, gotB, 30*time.Second, "writer B to acquire after A's session expired")
+	wB := zktest.Receive(t, gotB, 30*time.Second, "writer B to acquire after A's session expired")
 	proxy.Blackhole(false)
-	err := receiveWithin(t, readErr, 60*time.Second, "the downgrade to be granted or fail")
+	err := zktest.Receive(t, readErr, 60*time.Second, "the downgrade to be granted or fail")
 	if err == nil {
 		t.Fatalf("downgraded read %s granted while writer B holds %s", rA.Path(), wB.Path())
 	}

@@ -96,7 +96,7 @@ func TestCancelledAcquireReturnsPromptlyUnderPartition(t *testing.T) {
 	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return len(zktest.Children(t, fa, p)) == 2 })
 	proxy.Blackhole(true)
 	cancel()
-	err := receiveWithin(t, done, 3*time.Second, "a cancelled Acquire to return under a partition (not wait for its delete)")
+	err := zktest.Receive(t, done, 3*time.Second, "a cancelled Acquire to return under a partition (not wait for its delete)")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Acquire: %v", err)
 	}
@@ -139,7 +139,7 @@ func TestRevocationSurvivesAPartition(t *testing.T) {
 	if err := recipes.Revoke(ctxFor(t, 10*time.Second), fb, parts[0].Path); err != nil {
 		t.Fatal(err)
 	}
-	receiveWithin(t, revoked, 10*time.Second, "the revocation listener after a partition (revocation stopped working?)")
+	zktest.Receive(t, revoked, 10*time.Second, "the revocation listener after a partition (revocation stopped working?)")
 	mustRelease(t, la)
 }
 

@@ -108,7 +108,7 @@ func TestRWReadersHoldWritersQueue(t *testing.T) {
 		mustRelease(t, l)
 	}
 	for range 8 {
-		l := receiveWithin(t, done, 30*time.Second, "all writers to acquire")
+		l := zktest.Receive(t, done, 30*time.Second, "all writers to acquire")
 		if l == nil {
 			t.FailNow()
 		}
@@ -193,7 +193,7 @@ func TestRWDowngradeKeepsQueuedWriterOut(t *testing.T) {
 	}
 	stillWaiting(t, got, "the queued writer")
 	mustRelease(t, r)
-	l := receiveWithin(t, got, 20*time.Second, "the queued writer to acquire")
+	l := zktest.Receive(t, got, 20*time.Second, "the queued writer to acquire")
 	mustRelease(t, l)
 }
 
@@ -210,10 +210,10 @@ func TestRWReaderIgnoresLaterWriter(t *testing.T) {
 	w2Got := leaseAsync(t, "second writer", 30*time.Second, rw.WriteLock().Acquire)
 	zktest.Eventually(t, 10*time.Second, "the second writer to queue", func() bool { return len(zktest.Children(t, fa, p)) == 3 })
 	mustRelease(t, w1)
-	r := receiveWithin(t, rGot, 20*time.Second, "the reader to acquire (not wait on a writer queued after it)")
+	r := zktest.Receive(t, rGot, 20*time.Second, "the reader to acquire (not wait on a writer queued after it)")
 	stillWaiting(t, w2Got, "the second writer")
 	mustRelease(t, r)
-	l := receiveWithin(t, w2Got, 20*time.Second, "the second writer to acquire")
+	l := zktest.Receive(t, w2Got, 20*time.Second, "the second writer to acquire")
 	mustRelease(t, l)
 }
 

@@ -110,7 +110,7 @@ func (s *statCounter) count(prefix string) int {
 // awaitWatch waits, bounded, for the next children watch on the counter's directory.
 func (s *statCounter) awaitWatch(t *testing.T, what string) {
 	t.Helper()
-	receiveWithin(t, s.watched, 10*time.Second, "a children watch on "+s.dir+" "+what)
+	zktest.Receive(t, s.watched, 10*time.Second, "a children watch on "+s.dir+" "+what)
 }
 
 // Issue 25.3, the cost of the squatter check: an acquire that holds at once reads no stat, and a
@@ -160,7 +160,7 @@ func TestSemaphoreLeaseStatsOncePerWait(t *testing.T) {
 	if err := sh.ReturnAll(ctxFor(t, 10*time.Second), held); err != nil {
 		t.Fatal(err)
 	}
-	if err := receiveWithin(t, done, 20*time.Second, "the waiter to acquire after the release"); err != nil {
+	if err := zktest.Receive(t, done, 20*time.Second, "the waiter to acquire after the release"); err != nil {
 		t.Fatal(err)
 	}
 	if n := sc.count(held[0].Path()); n != 1 {
@@ -197,7 +197,7 @@ func TestSemaphorePersistentLeaseWhileWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fwH.Delete(context.Background(), squat) })
-	err = receiveWithin(t, done, 15*time.Second, "the waiter to fail behind a persistent lease")
+	err = zktest.Receive(t, done, 15*time.Second, "the waiter to fail behind a persistent lease")
 	var fe *recipes.ForeignNodeError
 	if !errors.As(err, &fe) || fe.Path != squat {
 		t.Fatalf("Acquire: %v, want ErrForeignNode naming %s", err, squat)

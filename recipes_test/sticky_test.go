@@ -168,6 +168,20 @@ func TestStickyRefusedAfterTheSessionExpired(t *testing.T) {
 	closeClean(t, a, fa)
 }
 
+// deleteHeldNode deletes l's node through fb (another client) and fails the test unless l is
+// told, by its Done closing, within 20 s.
+func deleteHeldNode(t *testing.T, fb *framework.Framework, l *recipes.Lease) {
+	t.Helper()
+	if err := fb.Delete(ctxFor(t, 10*time.Second), l.Path()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-l.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the lease was not told that its node was deleted")
+	}
+}
+
 // Issue 28: a sticky lease behaves as any lease when another client deletes its node: Done
 // closes and Err wraps ErrLockLost and ErrNodeDeleted, and Release returns nil; the next Acquire
 // queues a new node. Neither the first lease of a sticky lock nor a local re-grant sets a watch
@@ -183,14 +197,7 @@ func TestStickyLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 			}
 			l := mustAcquire(t, a, 10*time.Second)
 			zktest.Eventually(t, 10*time.Second, "one watch", func() bool { return fa.Watches() == 1 })
-			if err := fb.Delete(ctxFor(t, 10*time.Second), l.Path()); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-l.Done():
-			case <-time.After(20 * time.Second):
-				t.Fatal("the lease was not told that its node was deleted")
-			}
+			deleteHeldNode(t, fb, l)
 			if err := l.Err(); !errors.Is(err, recipes.ErrLockLost) || !errors.Is(err, recipes.ErrNodeDeleted) {
 				t.Fatalf("Err = %v, want ErrLockLost and ErrNodeDeleted", err)
 			}
@@ -254,14 +261,7 @@ func TestStickyLeaseAfterAConflictWatchesItsNode(t *testing.T) {
 	zktest.Eventually(t, 10*time.Second, "the held lease to watch its own node", func() bool {
 		return proxy.Requests()[zktest.OpGetData] == 1
 	})
-	if err := fb.Delete(ctxFor(t, 10*time.Second), l.Path()); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-l.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatal("the lease was not told that its node was deleted")
-	}
+	deleteHeldNode(t, fb, l)
 	if err := l.Err(); !errors.Is(err, recipes.ErrNodeDeleted) {
 		t.Fatalf("Err = %v, want ErrNodeDeleted", err)
 	}

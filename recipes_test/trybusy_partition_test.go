@@ -56,7 +56,7 @@ func TestTryAcquireBusyUnderPartitionIsBounded(t *testing.T) {
 		done <- err
 	}()
 	// cleanupWait is 1 s; the connection is given up after 13 s
-	err = receiveWithin(t, done, 8*time.Second, "TryAcquire on a busy lock to return under a partition (does the stat read of the node ahead wait for the connection?)")
+	err = zktest.Receive(t, done, 8*time.Second, "TryAcquire on a busy lock to return under a partition (does the stat read of the node ahead wait for the connection?)")
 	if !errors.Is(err, recipes.ErrLocked) {
 		t.Fatalf("TryAcquire: %v, want ErrLocked", err)
 	}

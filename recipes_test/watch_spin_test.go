@@ -46,7 +46,7 @@ func TestRevocationWatchBacksOffWhenUnreadable(t *testing.T) {
 	p := lockPath(t)
 	l := mustAcquire(t, mustMutex(t, fw, p, recipes.WithRevocation(func(*recipes.Lease) {})), 10*time.Second)
 	defer mustRelease(t, l)
-	receiveWithin(t, watching, 10*time.Second, "the revocation watch to be set")
+	zktest.Receive(t, watching, 10*time.Second, "the revocation watch to be set")
 	if _, err := other.SetACL(ctxFor(t, 5*time.Second), l.Path(), framework.WorldACL(framework.PermAll&^framework.PermRead), -1); err != nil {
 		t.Fatal(err)
 	}

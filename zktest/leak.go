@@ -129,6 +129,19 @@ func goroutineStacks() map[int64]string {
 	return out
 }
 
+// CountGoroutines returns how many goroutines of this process have frame in their stack (a
+// function's qualified name, or part of it): the count a test bounds where a goroutine leak is
+// not the question but how many goroutines some code runs at once.
+func CountGoroutines(frame string) int {
+	n := 0
+	for _, stack := range goroutineStacks() {
+		if strings.Contains(stack, frame) {
+			n++
+		}
+	}
+	return n
+}
+
 func currentGoroutineID() int64 {
 	buf := make([]byte, 64)
 	buf = buf[:runtime.Stack(buf, false)]

@@ -1,5 +1,7 @@
 package zktest
 
+import "fmt"
+
 // ZooKeeper request opcodes, as they appear in a request header. The Proxy
 // counts requests by these values.
 const (
@@ -30,6 +32,27 @@ const (
 	OpAddWatch        int32 = 106
 	OpCloseSession    int32 = -11
 )
+
+// opNames are the opcodes' names as ZooKeeper's OpCode spells them.
+var opNames = map[int32]string{
+	OpNotify: "notification", OpCreate: "create", OpDelete: "delete", OpExists: "exists",
+	OpGetData: "getData", OpSetData: "setData", OpGetACL: "getACL", OpSetACL: "setACL",
+	OpGetChildren: "getChildren", OpSync: "sync", OpPing: "ping", OpGetChildren2: "getChildren2",
+	OpCheck: "check", OpMulti: "multi", OpCreate2: "create2", OpReconfig: "reconfig",
+	OpCheckWatches: "checkWatches", OpRemoveWatches: "removeWatches",
+	OpCreateContainer: "createContainer", OpCreateTTL: "createTTL", OpMultiRead: "multiRead",
+	OpSetAuth: "auth", OpSetWatches: "setWatches", OpSetWatches2: "setWatches2",
+	OpAddWatch: "addWatch", OpCloseSession: "closeSession",
+}
+
+// OpName returns opcode op's name as ZooKeeper spells it ("getChildren2"), or "opN" for an
+// opcode this list does not know: the label of a request count in a report.
+func OpName(op int32) string {
+	if name, ok := opNames[op]; ok {
+		return name
+	}
+	return fmt.Sprintf("op%d", op)
+}
 
 // Special xids in ZooKeeper frames.
 const (

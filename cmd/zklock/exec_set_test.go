@@ -26,8 +26,7 @@ func TestExecSet(t *testing.T) {
 	a, b := p+"/a", p+"/b"
 	servers := zk.ConnectString()
 	args := func(flags []string, paths []string, mode ...string) []string {
-		out := append(append([]string{"--servers", servers, "exec"}, flags...), paths...)
-		return append(append(out, "--"), childArgs(t, mode...)...)
+		return lockSetArgs(t, "exec", servers, flags, paths, mode...)
 	}
 	out, errOut, code := runZklock(t, args(nil, []string{a, b}, "env")...)
 	if code != 0 {
@@ -86,8 +85,7 @@ func TestExecSetTry(t *testing.T) {
 	p := lockPath(t)
 	a, b := p+"/a", p+"/b"
 	tryArgs := func(paths []string, mode ...string) []string {
-		out := append([]string{"--servers", servers, "exec", "--try"}, paths...)
-		return append(append(out, "--"), childArgs(t, mode...)...)
+		return lockSetArgs(t, "exec", servers, []string{"--try"}, paths, mode...)
 	}
 	kids := func(dir string) []string {
 		t.Helper()

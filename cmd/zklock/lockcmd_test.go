@@ -19,8 +19,14 @@ import (
 // lockArgs builds "--servers S SUB FLAGS PATH -- child MODE...": zklock exec or elect running
 // this test binary as its command.
 func lockArgs(t *testing.T, sub, servers string, flags []string, path string, mode ...string) []string {
+	return lockSetArgs(t, sub, servers, flags, []string{path}, mode...)
+}
+
+// lockSetArgs builds "--servers S SUB FLAGS P1 P2 ... -- child MODE...": lockArgs for a set of
+// paths.
+func lockSetArgs(t *testing.T, sub, servers string, flags, paths []string, mode ...string) []string {
 	args := append([]string{"--servers", servers, sub}, flags...)
-	args = append(args, path, "--")
+	args = append(append(args, paths...), "--")
 	return append(args, childArgs(t, mode...)...)
 }
 

@@ -14,15 +14,6 @@ import (
 var notALockRequest = map[int32]bool{zktest.OpCloseSession: true, zktest.OpSetWatches: true,
 	zktest.OpSetWatches2: true, zktest.OpPing: true}
 
-var opNames = map[int32]string{
-	zktest.OpCreate: "create", zktest.OpDelete: "delete", zktest.OpExists: "exists",
-	zktest.OpGetData: "getData", zktest.OpSetData: "setData", zktest.OpGetChildren: "getChildren",
-	zktest.OpSync: "sync", zktest.OpGetChildren2: "getChildren2", zktest.OpCheck: "check",
-	zktest.OpMulti: "multi", zktest.OpCreate2: "create2", zktest.OpCreateContainer: "createContainer",
-	zktest.OpRemoveWatches: "removeWatches", zktest.OpCheckWatches: "checkWatches",
-	zktest.OpAddWatch: "addWatch", zktest.OpMultiRead: "multiRead",
-}
-
 // counted lists the side's runs that have a clean count for key ("peer|scenario").
 func counted(runs []runRecord, side int, key string) []count {
 	var out []count
@@ -89,11 +80,7 @@ func byOpcode(m map[int32]float64) string {
 		if v == 0 {
 			continue
 		}
-		name, ok := opNames[op]
-		if !ok {
-			name = fmt.Sprintf("op%d", op)
-		}
-		parts = append(parts, fmt.Sprintf("%s %.2f", name, v))
+		parts = append(parts, fmt.Sprintf("%s %.2f", zktest.OpName(op), v))
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
