@@ -137,7 +137,7 @@ func TestStickyRegrantRefusedOnItsOwnChecks(t *testing.T) {
 				}
 			}
 			if got != nil {
-				if lb := <-got; lb != nil {
+				if lb := zktest.Receive(t, got, 20*time.Second, "the queued contender's lease"); lb != nil {
 					if err := lb.Release(testCtx(t, 10*time.Second)); err != nil {
 						t.Fatal(err)
 					}
