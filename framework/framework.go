@@ -85,6 +85,9 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 	if cfg.tracer != nil {
 		f.hub.add(func(s ConnectionState) { cfg.tracer(Trace{Kind: TraceState, Name: s.String(), State: s}) })
 	}
+	for _, fn := range cfg.listeners {
+		f.hub.add(fn)
+	}
 	f.wm = watchmgr.New(cfg.logger)
 	f.wmCB = f.wm.Callback()
 	if err := f.connect(servers); err != nil {
@@ -328,7 +331,8 @@ func (f *Framework) goBackground(fn func(ctx context.Context)) {
 
 // AddListener registers fn for connection-state changes. fn runs on one goroutine, in order; a slow
 // fn delays other listeners but never the client. fn may call Close. No fn is called after Close.
-// remove unregisters it.
+// remove unregisters it. New has started connecting already: a listener that must see the first
+// Connected is given to New instead (WithListener).
 func (f *Framework) AddListener(fn func(ConnectionState)) (remove func()) { return f.hub.add(fn) }
 
 // State returns the current connection state.

@@ -59,12 +59,12 @@ func newFWListening(t *testing.T, servers []string, opts ...framework.Option) (*
 		framework.WithConnectionTimeout(2 * time.Second),
 		framework.WithRetryPolicy(retry.NTimes(20, 100*time.Millisecond)),
 	}
-	f, err := framework.New(servers, append(base, opts...)...)
+	s, withS := listening()
+	f, err := framework.New(servers, append(append(base, withS), opts...)...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() { f.Close() })
-	s := listen(f)
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	if err := f.WaitConnected(ctx); err != nil {
@@ -85,10 +85,11 @@ type states struct {
 	ch chan framework.ConnectionState
 }
 
-func listen(f *framework.Framework) *states {
+// listening returns states and the option that feeds them from before the connection starts
+// (a listener added after New may miss the first Connected: TestWithListenerSeesFirstConnected).
+func listening() (*states, framework.Option) {
 	s := &states{ch: make(chan framework.ConnectionState, 100)}
-	f.AddListener(func(cs framework.ConnectionState) { s.ch <- cs })
-	return s
+	return s, framework.WithListener(func(cs framework.ConnectionState) { s.ch <- cs })
 }
 
 // expect waits for the next states, in order.

@@ -53,6 +53,7 @@ type config struct {
 	tls            *tls.Config
 	zkOptions      []func(*zk.Conn)
 	tracer         func(Trace)
+	listeners      []func(ConnectionState)
 	protectedTag   string // WithProtectedTag's first GUID group, or ""
 	err            error
 }
@@ -182,4 +183,18 @@ func WithDialer(d zk.Dialer) Option {
 // They are applied after the Framework's own; do not replace the event callback or the logger.
 func WithZKOptions(opts ...func(*zk.Conn)) Option {
 	return func(c *config) { c.zkOptions = append(c.zkOptions, opts...) }
+}
+
+// WithListener registers fn for connection-state changes before New starts connecting, so that fn
+// sees the first Connected: AddListener, called after New, races the connection (as a Curator
+// listener added after start() does) and may miss it. fn runs as AddListener's do; it cannot be
+// removed (it ends with Close).
+func WithListener(fn func(ConnectionState)) Option {
+	return func(c *config) {
+		if fn == nil {
+			c.fail("nil listener")
+			return
+		}
+		c.listeners = append(c.listeners, fn)
+	}
 }

@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -30,12 +31,12 @@ func waitDone(t *testing.T, s *framework.Session, want error) {
 }
 
 func TestConnectedOnce(t *testing.T) {
-	f, err := framework.New(shared.Servers())
+	s, withS := listening()
+	f, err := framework.New(shared.Servers(), withS)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s := listen(f)
 	s.expect(t, framework.Connected)
 	if f.State() != framework.Connected || f.Session().ID() != f.SessionID() || f.SessionID() == 0 {
 		t.Fatalf("state %v, epoch 0x%x, session 0x%x", f.State(), f.Session().ID(), f.SessionID())
@@ -152,5 +153,35 @@ func TestSuspendedReconnectedOnServerRestart(t *testing.T) {
 	}
 	if _, err := f.Exists(testCtx(t), "/"); err != nil {
 		t.Fatalf("operation after the restart: %v", err)
+	}
+}
+
+// A listener given to New sees the first Connected even when the connection is up before the
+// caller looks; one added once Connected was delivered does not (the race that failed
+// TestClosedRefusesEverything's setup once in CI: Connected delivered before AddListener ran).
+func TestWithListenerSeesFirstConnected(t *testing.T) {
+	early := make(chan framework.ConnectionState, 100)
+	f, err := framework.New(shared.Servers(), framework.WithListener(func(cs framework.ConnectionState) { early <- cs }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	if err := f.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if cs := zktest.Receive(t, early, bound, "the first state of the listener given to New"); cs != framework.Connected {
+		t.Fatalf("WithListener saw %v first, want Connected", cs)
+	}
+	late := make(chan framework.ConnectionState, 100) // added once Connected was delivered
+	f.AddListener(func(cs framework.ConnectionState) { late <- cs })
+	if _, err := f.Exists(ctx, "/"); err != nil { // a round trip: anything posted before it is delivered
+		t.Fatal(err)
+	}
+	select {
+	case cs := <-late:
+		t.Fatalf("a listener added after the connection saw %v: the test no longer shows the race", cs)
+	default:
 	}
 }
