@@ -185,3 +185,11 @@ func TestWithListenerSeesFirstConnected(t *testing.T) {
 	default:
 	}
 }
+
+// A nil listener given to New is refused, naming it, before anything connects.
+func TestWithListenerNil(t *testing.T) {
+	f, err := framework.New(shared.Servers(), framework.WithListener(nil))
+	if !errors.Is(err, framework.ErrInvalidOption) || f != nil {
+		t.Fatalf("New(WithListener(nil)) = %v, %v; want ErrInvalidOption", f, err)
+	}
+}
