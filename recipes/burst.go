@@ -11,10 +11,12 @@ import (
 // The acquire loop is cut at its waits (issue 27). Each burst of requests that depend on each
 // other (the listing behind the create, the decision and the watch on the node ahead; after a
 // wake, the own-node check or the re-listing and the next watch) runs on ONE goroutine, its
-// requests inline, and the wait on the watch runs on the caller's goroutine. go-zookeeper has no
-// call that a context can end, so a request under a context that can end needs a goroutine
-// beside its caller anyway: one per burst instead of one per request, and a queued Acquire
-// holds no goroutine but its caller's while it waits.
+// requests inline. Under a context that can end the bursts and the wake-ups between them run as
+// a chain on warm goroutines, started by the watch's news (chain.go), and the caller waits for
+// the outcome alone; under one that cannot, everything runs on the caller's goroutine.
+// go-zookeeper has no call that a context can end, so a request under a context that can end
+// needs a goroutine beside its caller anyway: one per burst instead of one per request, and a
+// queued Acquire holds no goroutine but its caller's while it waits.
 
 // callerTurns counts the times the loop readied a caller under a context that can end: a turn
 // handed over (for tests: TestContendedWaiterReadiedOncePerAcquisition).
@@ -42,7 +44,7 @@ func (c *contender) burst(ctx context.Context, p phase) (turn, bool) {
 	}
 	if c.done == nil { // once per attempt
 		c.done, c.ictx = make(chan turn, 1), framework.Inline(ctx)
-		c.offload1, c.fire1, c.woken1 = c.offloaded, c.fire, c.woken
+		c.offload1 = c.offloaded
 	}
 	c.ph, c.running = p, true // read by offloaded: the burst starts after this write
 	c.lock.fw.Go(c.offload1)

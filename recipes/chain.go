@@ -69,6 +69,9 @@ func (c *contender) park(t turn) bool {
 	if c.left {
 		return false
 	}
+	if c.fire1 == nil { // once per attempt that waits: an uncontended one binds none
+		c.fire1, c.woken1 = c.fire, c.woken
+	}
 	stop, now := t.w.OnFire(c.fire1)
 	if now {
 		return false

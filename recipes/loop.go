@@ -48,7 +48,9 @@ func classifyAttempt(err error) retry.Class {
 
 // attempt is one node's life: create it, wait, and delete it on failure. The loop runs in
 // bursts (burst.go): the create, the listing behind it and the watch on the node ahead on one
-// goroutine; each wait on the caller's; after each wake, the next burst.
+// goroutine; after each wake, the next burst. Under a context that can end the bursts follow
+// each other without the caller (chain.go), which gets the grant or the failure; under one that
+// cannot, the caller runs them and waits on each watch (next).
 func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant, error) {
 	c := &contender{lock: l, drv: drv, try: try, offload: ctx.Done() != nil}
 	t, ok := c.burst(ctx, phase{first: true})
@@ -82,8 +84,8 @@ type contender struct {
 	ictx      context.Context     // the attempt's ctx, marked inline, for them
 	ph        phase               // the burst to run next on one of them
 	offload1  func()              // offloaded, bound once per attempt
-	fire1     func()              // fire, bound once per attempt
-	woken1    func()              // woken, bound once per attempt
+	fire1     func()              // fire, bound once per attempt that waits (c.mu guards)
+	woken1    func()              // woken, likewise
 	wakeT     turn                // the wait whose news woken handles (chain.go)
 	mu        sync.Mutex          // guards the hand-over of their turns:
 	left      bool                // the caller left (its ctx ended)
