@@ -18,16 +18,14 @@ import (
 // offloaded runs the chain from the burst burst set (a warm goroutine's, Framework.Go).
 func (c *contender) offloaded() { c.chain(c.ph) }
 
-// woken runs the chain from a wake-up of the wait fire took (a warm goroutine's).
+// woken runs the chain from a wake-up of the wait fire took (a warm goroutine's). The event
+// the watch's news came with names the next burst: nobody reads the watch's channel (a read
+// there could wait for go-zookeeper to send the event, a second hand-off); a session's
+// interruption or the driver's change (a zero event) lists again, as next does.
 func (c *contender) woken() {
-	t := c.wakeT
+	t, ev := c.wakeT, c.wakeEv
 	c.wakeT = turn{}
-	p, err := c.wake(t)
-	if err != nil {
-		c.handOver(turn{err: err})
-		return
-	}
-	c.chain(p)
+	c.chain(phase{sess: t.sess, byWatch: t.goneHolds && ev.Type == framework.EventNodeDeleted})
 }
 
 // chain runs the burst p and the ones after it until the grant, a failure, or a wait on a watch
@@ -78,15 +76,16 @@ func (c *contender) park(t turn) bool {
 	}
 	c.parked, c.stopW, c.running = t, stop, false
 	if t.changed != nil {
-		c.stopC = context.AfterFunc(t.changed, c.fire1)
+		c.stopC = context.AfterFunc(t.changed, func() { c.fire(framework.Event{}) })
 	}
 	return true
 }
 
-// fire takes the parked wait, once, and hands its wake-up to a warm goroutine. It runs on
+// fire takes the parked wait, once, and hands its wake-up, with the event ev it came with, to a
+// warm goroutine. It runs on
 // go-zookeeper's loops (the watch's news), on the driver change's AfterFunc goroutine, or on the
 // Manager's closing goroutine.
-func (c *contender) fire() {
+func (c *contender) fire(ev framework.Event) {
 	c.mu.Lock()
 	t := c.parked
 	if c.running || c.left || t.w == nil {
@@ -95,7 +94,7 @@ func (c *contender) fire() {
 	}
 	stopW, stopC := c.stopW, c.stopC
 	c.parked, c.stopW, c.stopC, c.running = turn{}, nil, nil, true
-	c.wakeT = t
+	c.wakeT, c.wakeEv = t, ev
 	c.mu.Unlock()
 	c.disarm(stopW, stopC)
 	c.lock.fw.Go(c.woken1)

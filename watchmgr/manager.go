@@ -107,7 +107,7 @@ func (m *Manager) Close() {
 		fns := m.takeAllHooks()
 		m.mu.Unlock()
 		for _, fn := range fns {
-			fn()
+			fn(zk.Event{})
 		}
 		m.watches.Wait()
 	})
@@ -152,7 +152,7 @@ func (m *Manager) interrupt(expired bool) {
 	fns := m.takeAllHooks()
 	m.mu.Unlock()
 	for _, fn := range fns {
-		fn()
+		fn(zk.Event{})
 	}
 }
 

@@ -12,18 +12,19 @@ import "github.com/go-zookeeper/zk"
 // fireHook is one OnFire registration.
 type fireHook struct {
 	s  *zkWatch
-	fn func()
+	fn func(zk.Event)
 }
 
 // OnFire arranges for fn to run once when the watch has news: go-zookeeper's event for it is
-// on its way (the watch fired or was invalidated), the session was interrupted after the Watch
-// was made (disconnect or expiry), or the Manager closed. fn then runs on go-zookeeper's
+// on its way (fn gets its type and path: the watch fired or was invalidated; nobody need read
+// the channel), the session was interrupted after the Watch was made (disconnect or expiry), or
+// the Manager closed (fn gets a zero Event for these two). fn then runs on go-zookeeper's
 // receive loop or connect loop, or on the closing goroutine: it must not block and must not
 // call the connection (it hands its work to another goroutine). When the news is already there,
 // OnFire registers nothing and returns now = true: the caller goes on itself. Otherwise stop
 // removes the registration; it reports whether it did before fn was called (then fn never
 // runs). No goroutine waits for the watch either way.
-func (w *Watch) OnFire(fn func()) (stop func() bool, now bool) {
+func (w *Watch) OnFire(fn func(zk.Event)) (stop func() bool, now bool) {
 	s, m := w.s, w.s.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -91,7 +92,7 @@ func kindsOf(t zk.EventType) []Kind {
 // still being registered (its reply read, Track not yet called) is marked when Track comes.
 // It never blocks and never calls the connection.
 func (m *Manager) NodeEvent(t zk.EventType, path string) {
-	var fns []func()
+	var fns []func(zk.Event)
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -112,12 +113,12 @@ func (m *Manager) NodeEvent(t zk.EventType, path string) {
 	}
 	m.mu.Unlock()
 	for _, fn := range fns {
-		fn()
+		fn(zk.Event{Type: t, Path: path})
 	}
 }
 
 // takeHooks removes s's OnFire registrations and appends their callbacks to fns; m.mu is held.
-func (m *Manager) takeHooks(s *zkWatch, fns []func()) []func() {
+func (m *Manager) takeHooks(s *zkWatch, fns []func(zk.Event)) []func(zk.Event) {
 	for _, h := range s.hooks {
 		delete(m.hooks, h)
 		fns = append(fns, h.fn)
@@ -129,8 +130,8 @@ func (m *Manager) takeHooks(s *zkWatch, fns []func()) []func() {
 
 // takeAllHooks removes every OnFire registration and returns their callbacks; m.mu is held.
 // A session interruption or the Manager's end is news for every watch.
-func (m *Manager) takeAllHooks() []func() {
-	var fns []func()
+func (m *Manager) takeAllHooks() []func(zk.Event) {
+	var fns []func(zk.Event)
 	for h := range m.hooks {
 		fns = append(fns, h.fn)
 		clear(h.s.hooks)

@@ -46,7 +46,7 @@ func TestOnFire(t *testing.T) {
 			}
 			w := reg.Track(raw)
 			calls := 0
-			stop, now := w.OnFire(func() { calls++ })
+			stop, now := w.OnFire(func(zk.Event) { calls++ })
 			if now != tc.wantNow {
 				t.Fatalf("OnFire now = %v, want %v", now, tc.wantNow)
 			}
