@@ -13,19 +13,20 @@ import (
 func TestOnFire(t *testing.T) {
 	deleted := func(m *Manager) { m.NodeEvent(zk.EventNodeDeleted, "/a") }
 	for _, tc := range []struct {
-		name    string
-		kind    Kind
-		early   bool           // the event comes between the watching read's reply and Track
-		news    func(*Manager) // what happens after OnFire
-		stop    bool           // stop before the news
-		want    int            // callbacks run
-		wantNow bool           // OnFire reports news already there
+		name     string
+		kind     Kind
+		early    bool           // the event comes between the watching read's reply and Track
+		news     func(*Manager) // what happens after OnFire
+		stop     bool           // stop before the news
+		want     int            // callbacks run
+		wantNow  bool           // OnFire reports news already there
+		wantType zk.EventType   // the event type the callback gets (0: a zero Event)
 	}{
-		{name: "deleted node fires a data watch", kind: Data, news: deleted, want: 1},
-		{name: "children change fires a children watch", kind: Children, news: func(m *Manager) { m.NodeEvent(zk.EventNodeChildrenChanged, "/a") }, want: 1},
+		{name: "deleted node fires a data watch", kind: Data, news: deleted, want: 1, wantType: zk.EventNodeDeleted},
+		{name: "children change fires a children watch", kind: Children, news: func(m *Manager) { m.NodeEvent(zk.EventNodeChildrenChanged, "/a") }, want: 1, wantType: zk.EventNodeChildrenChanged},
 		{name: "data change does not fire a children watch", kind: Children, news: func(m *Manager) { m.NodeEvent(zk.EventNodeDataChanged, "/a") }, want: 0},
 		{name: "another path does not fire", kind: Data, news: func(m *Manager) { m.NodeEvent(zk.EventNodeDeleted, "/b") }, want: 0},
-		{name: "invalidation fires", kind: Exists, news: func(m *Manager) { m.NodeEvent(zk.EventNotWatching, "/a") }, want: 1},
+		{name: "invalidation fires", kind: Exists, news: func(m *Manager) { m.NodeEvent(zk.EventNotWatching, "/a") }, want: 1, wantType: zk.EventNotWatching},
 		{name: "disconnect fires", kind: Data, news: func(m *Manager) {
 			m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateDisconnected})
 		}, want: 1},
@@ -45,8 +46,8 @@ func TestOnFire(t *testing.T) {
 				m.NodeEvent(zk.EventNodeDeleted, "/a")
 			}
 			w := reg.Track(raw)
-			calls := 0
-			stop, now := w.OnFire(func(zk.Event) { calls++ })
+			calls, got := 0, zk.Event{}
+			stop, now := w.OnFire(func(ev zk.Event) { calls, got = calls+1, ev })
 			if now != tc.wantNow {
 				t.Fatalf("OnFire now = %v, want %v", now, tc.wantNow)
 			}
@@ -60,6 +61,9 @@ func TestOnFire(t *testing.T) {
 			tc.news(m) // a second piece of news runs nothing more
 			if calls != tc.want {
 				t.Fatalf("%d callbacks, want %d", calls, tc.want)
+			}
+			if tc.want == 1 && got.Type != tc.wantType {
+				t.Fatalf("the callback got %+v, want type %v", got, tc.wantType)
 			}
 			if tc.want == 1 && stop() {
 				t.Fatal("stop after the callback = true, want false")
