@@ -174,6 +174,8 @@ func (f *Framework) onZKEvent(ev zk.Event) {
 		if ev.State == zk.StateHasSession {
 			f.sockets.tagEpoch(f.Session(), id)
 		}
+	} else if ev.Path != "" && strings.HasPrefix(ev.Path, f.ns) {
+		f.wm.NodeEvent(ev.Type, f.rel(ev.Path)) // before go-zookeeper sends it to the watches
 	}
 	f.wmCB(ev)
 }

@@ -3,6 +3,7 @@ package recipes
 import (
 	"context"
 	"path"
+	"sync/atomic"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 )
@@ -10,10 +11,16 @@ import (
 // The acquire loop is cut at its waits (issue 27). Each burst of requests that depend on each
 // other (the listing behind the create, the decision and the watch on the node ahead; after a
 // wake, the own-node check or the re-listing and the next watch) runs on ONE goroutine, its
-// requests inline, and the wait on the watch runs on the caller's goroutine. go-zookeeper has no
-// call that a context can end, so a request under a context that can end needs a goroutine
-// beside its caller anyway: one per burst instead of one per request, and a queued Acquire
-// holds no goroutine but its caller's while it waits.
+// requests inline. Under a context that can end the bursts and the wake-ups between them run as
+// a chain on warm goroutines, started by the watch's news (chain.go), and the caller waits for
+// the outcome alone; under one that cannot, everything runs on the caller's goroutine.
+// go-zookeeper has no call that a context can end, so a request under a context that can end
+// needs a goroutine beside its caller anyway: one per burst instead of one per request, and a
+// queued Acquire holds no goroutine but its caller's while it waits.
+
+// callerTurns counts the times the loop readied a caller under a context that can end: a turn
+// handed over (for tests: TestContendedWaiterReadiedOncePerAcquisition).
+var callerTurns atomic.Int64
 
 // phase names the burst to run: the first (begin), else the one after a wake (resume).
 type phase struct {
@@ -22,54 +29,55 @@ type phase struct {
 	byWatch bool               // resume: the node ahead's deletion says that we hold
 }
 
-// burst runs the burst p on a goroutine of its own, its requests inline (framework.Inline), and
-// waits for it under ctx. When ctx ends first it returns (zero, false) at once, even with a
-// request on a silent connection; the burst then ends on its own (its inline requests see ctx's
-// end between requests), and a first burst deletes the node it made, which nobody else knows.
-// Under a context that cannot end, the burst runs on the caller's goroutine.
+// burst runs the burst p and, under a context that can end, every burst after it until the
+// grant or a failure (chain.go), on the framework's warm goroutines, and waits for the outcome
+// under ctx: the caller is readied once per attempt. When ctx ends first it returns (zero,
+// false) at once, even with a request on a silent connection; the chain then ends on its own
+// (its inline requests see ctx's end between requests) and deletes the node it made. When ctx
+// ends while the chain waits on a watch (no goroutine runs for it), the caller takes the wait
+// back and returns ctx's error as the turn: the caller deletes the node (attempt).
+// Under a context that cannot end, the burst runs on the caller's goroutine, and the caller
+// waits on each watch itself (next).
 func (c *contender) burst(ctx context.Context, p phase) (turn, bool) {
 	if !c.offload {
 		return c.run(ctx, p), true
 	}
-	if c.done == nil { // once per attempt: the bursts follow each other
+	if c.done == nil { // once per attempt
 		c.done, c.ictx = make(chan turn, 1), framework.Inline(ctx)
 		c.offload1 = c.offloaded
 	}
-	c.ph = p // read by offloaded: the burst starts after this write
+	c.ph, c.running = p, true // read by offloaded: the burst starts after this write
 	c.lock.fw.Go(c.offload1)
 	select {
 	case t := <-c.done:
+		callerTurns.Add(1)
 		return t, true
 	case <-ctx.Done():
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	select {
-	case t := <-c.done: // it finished meanwhile: its result is ours
-		return t, true
-	default:
-		c.left = true
-		return turn{}, false
-	}
+	return c.leave(ctx)
 }
 
-// offloaded is burst's goroutine, a warm one of the Framework's (Framework.Go). Once it has handed a grant over, it sets the held lease's
-// own-node watch when no own-node check did (ownarm.go).
-func (c *contender) offloaded() {
-	p := c.ph
-	t := c.run(c.ictx, p)
+// leave is burst once the caller's ctx has ended: the outcome if it came meanwhile; else the
+// caller leaves, and the chain, if a burst of it runs, ends without handing anything over; if
+// it waits on a watch, the caller takes the wait back (nothing runs for the contender any more).
+func (c *contender) leave(ctx context.Context) (turn, bool) {
 	c.mu.Lock()
-	left := c.left
-	if !left {
-		c.done <- t
+	select {
+	case t := <-c.done: // it finished meanwhile: its result is ours
+		c.mu.Unlock()
+		callerTurns.Add(1)
+		return t, true
+	default:
 	}
+	c.left = true
+	running, stopW, stopC := c.running, c.stopW, c.stopC
+	c.parked, c.stopW, c.stopC = turn{}, nil, nil
 	c.mu.Unlock()
-	switch {
-	case left && p.first && c.path != "":
-		c.lock.fw.DeleteInBackground(c.path)
-	case !left && t.arm != nil:
-		t.arm.run(c.lock.fw, c.path)
+	if running {
+		return turn{}, false
 	}
+	c.disarm(stopW, stopC)
+	return turn{err: ctx.Err()}, true
 }
 
 // run runs the burst p on this goroutine.
@@ -109,9 +117,12 @@ func (c *contender) begin(ctx context.Context) turn {
 }
 
 // next waits, on the caller's goroutine, for the watch t left, and runs the burst that follows
-// the wake. A ctx that ends in either returns at once.
+// the wake, under a context that cannot end (under one that can, the chain does: chain.go).
 func (c *contender) next(ctx context.Context, t turn) turn {
 	ev, err := waitWatch(ctx, t.w, t.changed)
+	if c.offload {
+		callerTurns.Add(1)
+	}
 	if err = ignoreInterrupt(err); err != nil {
 		return turn{err: err}
 	}

@@ -13,3 +13,7 @@ func SetListHook(fn func(l *Lock, children []string) []string) (remove func()) {
 	listHook.Store(&fn)
 	return func() { listHook.Store(nil) }
 }
+
+// CallerTurns returns how many times, in all, the acquire loop has readied a caller under a
+// context that can end (a turn handed over, or a watch's wake-up on the caller's goroutine).
+func CallerTurns() int64 { return callerTurns.Load() }

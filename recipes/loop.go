@@ -48,7 +48,9 @@ func classifyAttempt(err error) retry.Class {
 
 // attempt is one node's life: create it, wait, and delete it on failure. The loop runs in
 // bursts (burst.go): the create, the listing behind it and the watch on the node ahead on one
-// goroutine; each wait on the caller's; after each wake, the next burst.
+// goroutine; after each wake, the next burst. Under a context that can end the bursts follow
+// each other without the caller (chain.go), which gets the grant or the failure; under one that
+// cannot, the caller runs them and waits on each watch (next).
 func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant, error) {
 	c := &contender{lock: l, drv: drv, try: try, offload: ctx.Done() != nil}
 	t, ok := c.burst(ctx, phase{first: true})
@@ -78,16 +80,24 @@ type contender struct {
 	createdBy int64  // the session that created it
 	tok       *token // czxid of our node: the fencing token
 	try       bool
-	offload   bool                // the bursts run on goroutines of their own (burst.go)
-	ictx      context.Context     // the attempt's ctx, marked inline, for them
-	ph        phase               // the burst to run next on one of them
-	offload1  func()              // offloaded, bound once per attempt
-	mu        sync.Mutex          // guards the hand-over of their turns:
-	left      bool                // the caller left the last burst (its ctx ended)
-	done      chan turn           // the turn of the last burst
-	queued    bool                // the queued event was reported
-	self      selfHold            // the lease of this process that the last decision waits behind, if any
-	ephemeral map[string]struct{} // children found ephemeral while waiting for the directory (foreigndir.go)
+	offload   bool                  // the bursts run on goroutines of their own (burst.go)
+	ictx      context.Context       // the attempt's ctx, marked inline, for them
+	ph        phase                 // the burst to run next on one of them
+	offload1  func()                // offloaded, bound once per attempt
+	fire1     func(framework.Event) // fire, bound once per attempt that waits (c.mu guards)
+	woken1    func()                // woken, likewise
+	wakeT     turn                  // the wait whose news woken handles (chain.go)
+	wakeEv    framework.Event       // the event that news came with
+	mu        sync.Mutex            // guards the hand-over of their turns:
+	left      bool                  // the caller left (its ctx ended)
+	done      chan turn             // the turn of the last burst
+	running   bool                  // a burst of the chain runs (else it waits on parked)
+	parked    turn                  // the wait the chain is parked on, with its wake-ups:
+	stopW     func() bool           // the watch's OnFire registration
+	stopC     func() bool           // the driver's change's (context.AfterFunc), or nil
+	queued    bool                  // the queued event was reported
+	self      selfHold              // the lease of this process that the last decision waits behind, if any
+	ephemeral map[string]struct{}   // children found ephemeral while waiting for the directory (foreigndir.go)
 }
 
 // advance decides on children, a listing taken in epoch sess, and lists again until we hold,

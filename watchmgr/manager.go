@@ -31,6 +31,8 @@ type Manager struct {
 	pending map[watchKey]chan struct{} // registrations in progress, closed when they end
 	gen     uint64                     // session generation: incremented at each expiry
 	pruneAt int                        // prune tracked when it reaches this size
+	hooks   map[*fireHook]struct{}     // OnFire registrations not yet run (onfire.go)
+	early   map[watchKey]struct{}      // pending registrations whose event came before Track
 }
 
 // New starts a Manager and its dispatcher goroutine. A nil logger discards. Call Close to stop it.
@@ -102,7 +104,11 @@ func (m *Manager) Close() {
 		close(m.intr)
 		clear(m.tracked)
 		clear(m.byKey)
+		fns := m.takeAllHooks()
 		m.mu.Unlock()
+		for _, fn := range fns {
+			fn(zk.Event{})
+		}
 		m.watches.Wait()
 	})
 }
@@ -130,11 +136,12 @@ func (m *Manager) handle(ev zk.Event) {
 	}
 }
 
-// interrupt wakes every watch set before now; after an expiry, no watch set before is shared.
+// interrupt wakes every watch set before now, and runs every OnFire callback; after an expiry,
+// no watch set before is shared.
 func (m *Manager) interrupt(expired bool) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.closed {
+		m.mu.Unlock()
 		return
 	}
 	if expired {
@@ -142,6 +149,11 @@ func (m *Manager) interrupt(expired bool) {
 	}
 	close(m.intr)
 	m.intr = make(chan struct{})
+	fns := m.takeAllHooks()
+	m.mu.Unlock()
+	for _, fn := range fns {
+		fn(zk.Event{})
+	}
 }
 
 // subscribers returns a snapshot of the subscribers in registration order.

@@ -85,6 +85,7 @@ func (r *Registration) release() {
 	r.m.mu.Lock()
 	if r.m.pending[r.key] == r.wake {
 		delete(r.m.pending, r.key)
+		delete(r.m.early, r.key)
 	}
 	r.m.mu.Unlock()
 	close(r.wake)

@@ -64,6 +64,9 @@ type zkWatch struct {
 	isFired atomic.Bool
 	fwd     sync.Once // starts the Events forwarder
 
+	notified bool        // NodeEvent saw its event (the Manager's mu guards it)
+	hooks    []*fireHook // its OnFire registrations (the Manager's mu guards them)
+
 	mu    sync.Mutex
 	outs  []chan zk.Event    // Events channels to feed when the watch fires
 	fired context.Context    // Fired's context, made on its first call; nil until then
@@ -103,6 +106,10 @@ func (m *Manager) track(kind Kind, path string, ch <-chan zk.Event, intr <-chan 
 		}
 		m.tracked[s] = struct{}{}
 		m.byKey[watchKey{kind, path}] = s
+		if _, ok := m.early[watchKey{kind, path}]; ok {
+			delete(m.early, watchKey{kind, path})
+			s.notified = true
+		}
 	}
 	m.mu.Unlock()
 	if closed {

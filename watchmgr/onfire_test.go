@@ -1,0 +1,83 @@
+package watchmgr
+
+import (
+	"context"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// OnFire calls back once on the watch's news, never on another path's or kind's, and not
+// after stop; news already there is reported at once instead (now), including an event that
+// came while the watch was still being registered.
+func TestOnFire(t *testing.T) {
+	deleted := func(m *Manager) { m.NodeEvent(zk.EventNodeDeleted, "/a") }
+	for _, tc := range []struct {
+		name     string
+		kind     Kind
+		early    bool           // the event comes between the watching read's reply and Track
+		news     func(*Manager) // what happens after OnFire
+		stop     bool           // stop before the news
+		want     int            // callbacks run
+		wantNow  bool           // OnFire reports news already there
+		wantType zk.EventType   // the event type the callback gets (0: a zero Event)
+	}{
+		{name: "deleted node fires a data watch", kind: Data, news: deleted, want: 1, wantType: zk.EventNodeDeleted},
+		{name: "children change fires a children watch", kind: Children, news: func(m *Manager) { m.NodeEvent(zk.EventNodeChildrenChanged, "/a") }, want: 1, wantType: zk.EventNodeChildrenChanged},
+		{name: "data change does not fire a children watch", kind: Children, news: func(m *Manager) { m.NodeEvent(zk.EventNodeDataChanged, "/a") }, want: 0},
+		{name: "another path does not fire", kind: Data, news: func(m *Manager) { m.NodeEvent(zk.EventNodeDeleted, "/b") }, want: 0},
+		{name: "invalidation fires", kind: Exists, news: func(m *Manager) { m.NodeEvent(zk.EventNotWatching, "/a") }, want: 1, wantType: zk.EventNotWatching},
+		{name: "disconnect fires", kind: Data, news: func(m *Manager) {
+			m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateDisconnected})
+		}, want: 1},
+		{name: "close fires", kind: Data, news: func(m *Manager) { m.Close() }, want: 1},
+		{name: "stopped does not fire", kind: Data, stop: true, news: deleted, want: 0},
+		{name: "event before Track is news at once", kind: Data, early: true, wantNow: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(nil)
+			defer m.Close()
+			raw := make(chan zk.Event, 1)
+			_, reg, err := m.Reserve(context.Background(), tc.kind, "/a")
+			if err != nil || reg == nil {
+				t.Fatalf("Reserve = %v, %v", reg, err)
+			}
+			if tc.early {
+				m.NodeEvent(zk.EventNodeDeleted, "/a")
+			}
+			w := reg.Track(raw)
+			calls, got := 0, zk.Event{}
+			stop, now := w.OnFire(func(ev zk.Event) { calls, got = calls+1, ev })
+			if now != tc.wantNow {
+				t.Fatalf("OnFire now = %v, want %v", now, tc.wantNow)
+			}
+			if now {
+				return
+			}
+			if tc.stop && !stop() {
+				t.Fatal("stop before any news = false, want true")
+			}
+			tc.news(m)
+			tc.news(m) // a second piece of news runs nothing more
+			if calls != tc.want {
+				t.Fatalf("%d callbacks, want %d", calls, tc.want)
+			}
+			if tc.want == 1 && got.Type != tc.wantType {
+				t.Fatalf("the callback got %+v, want type %v", got, tc.wantType)
+			}
+			if tc.want == 1 && stop() {
+				t.Fatal("stop after the callback = true, want false")
+			}
+			m.mu.Lock()
+			left := len(m.hooks)
+			m.mu.Unlock()
+			wantLeft := 0 // fired or stopped: nothing is kept
+			if tc.want == 0 && !tc.stop {
+				wantLeft = 1 // still waiting for its news
+			}
+			if left != wantLeft {
+				t.Fatalf("%d registrations left, want %d", left, wantLeft)
+			}
+		})
+	}
+}
