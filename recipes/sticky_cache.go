@@ -99,7 +99,11 @@ func (c *stickyCache) adopt(g *grant, drv driver.Driver) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.slot != nil || !c.policy.keep(time.Now(), g.queued) {
+	if c.closed || c.slot != nil {
+		return
+	}
+	if !c.policy.keep(time.Now(), g.queued) {
+		g.visit = g.queued // its release deletes the node in the background (sticky_visit.go)
 		return
 	}
 	s := &slot{c: c, path: g.path, name: path.Base(g.path), session: g.session, token: g.token, state: slotHeld, queued: g.queued}

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -71,3 +72,21 @@ func StickySnapshot(l *Lock) (slot any, reuses int, off bool) {
 func StickyStale(l *Lock) bool {
 	return l.sticky != nil && l.sticky.stale.Load() != nil
 }
+
+// HoldStickyVisitDeletes holds the background delete of every visit's node (sticky_visit.go)
+// until release is called.
+func HoldStickyVisitDeletes() (release func()) {
+	ch := make(chan struct{})
+	stickyVisitGate.Store(&ch)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			stickyVisitGate.Store(nil)
+			close(ch)
+		})
+	}
+}
+
+// FlushStickyStale waits, bounded by ctx, until the background delete of l's last ended or
+// visited node has ended (as an acquire that takes the normal way does first).
+func FlushStickyStale(ctx context.Context, l *Lock) { l.sticky.flushStale(ctx) }

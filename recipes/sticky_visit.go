@@ -45,3 +45,29 @@ func (v *visitRule) ended(queued, reused, wasted bool) {
 		v.cache = false
 	}
 }
+
+// dropVisit deletes the node of a visit, just let go of by its Release, in the background (the
+// framework's guaranteed delete), so that Release returns without waiting for the delete's
+// round trip: the visitor has no use for the lock after it (its acquisitions go to its own
+// locks). That is safe because the lock only stays taken a little longer: another process still
+// sees the node and queues behind it until the delete lands. In this process the lock remembers
+// the node as it does an ended slot's (staleNode), and its next acquire that takes the normal
+// way waits for the delete first (flushStale), bounded by its ctx, instead of queueing behind
+// its own old node; Framework.Close waits for the delete as for any background one, and a
+// closed session takes the node with it. Safe with or without c.mu held.
+func (c *stickyCache) dropVisit(p string) {
+	g := stickyVisitGate.Load()
+	if g == nil {
+		c.dropInBackground(p)
+		return
+	}
+	gone := make(chan struct{}) // a test holds the delete: the node is in flight until it lets go
+	st := &staleNode{path: p, gone: gone}
+	c.stale.Store(st)
+	go func() {
+		<-*g
+		<-c.lock.fw.DeleteInBackground(p)
+		close(gone)
+		c.stale.CompareAndSwap(st, nil)
+	}()
+}
