@@ -65,6 +65,7 @@ type slot struct {
 	holder    *node            // the local lease holding it, while held (nil while being handed over)
 	watch     *framework.Watch // the directory watch of the last listing that found no conflict
 	arming    chan struct{}    // closes when the first lease's directory watch is set (or failed)
+	armed     bool             // armDir's listing has been decided on
 	conflict  bool             // a conflicting contender was seen while held: delete at release
 	reuses    int              // local grants
 	queued    bool             // the grant that made the slot queued behind another node (a visit: sticky_visit.go)
