@@ -103,8 +103,9 @@ func (c *stickyCache) adopt(g *grant, drv driver.Driver) {
 	if c.closed || c.slot != nil {
 		return
 	}
-	if !c.policy.keep(time.Now(), g.queued) {
-		g.visit = g.queued // its release deletes the node in the background (sticky_visit.go)
+	now := time.Now()
+	if !c.policy.keep(now, g.queued) {
+		g.visit = g.queued && c.policy.visits.background(now) // its release deletes in the background (sticky_visit.go)
 		return
 	}
 	s := &slot{c: c, path: g.path, name: path.Base(g.path), session: g.session, token: g.token, state: slotHeld, queued: g.queued}

@@ -1,5 +1,7 @@
 package recipes
 
+import "time"
+
 // The visit rule of a sticky lock (issue 28, s2): a grant that queued behind another node (the
 // lock was held, or idle at another process) is a visit unless the lock has shown that it
 // re-uses such grants. A visit is not cached: its release deletes the node at once, so the
@@ -20,8 +22,26 @@ package recipes
 // visitRule is the visit rule's state for one lock. Pure logic, guarded by the sticky cache's
 // mutex as stickyPolicy is.
 type visitRule struct {
-	cache   bool // queued grants are cached: the lock re-used one, or took the lock again after one
-	probing bool // the last grant queued and was not cached; the next grant tells whether the lock comes back
+	cache   bool      // queued grants are cached: the lock re-used one, or took the lock again after one
+	probing bool      // the last grant queued and was not cached; the next grant tells whether the lock comes back
+	last    time.Time // the last visit's grant (zero: none yet)
+}
+
+// visitQuietGap is how long a lock must have gone without a visit from this process for the
+// next visit's delete to run in the background (dropVisit). A visit that comes sooner is part of
+// two processes alternating on the lock (s4's ping-pong): there the other process acquires right
+// after our release, and a delete still in flight would make it queue behind our node (a watch,
+// a notification and a check more than a plain acquisition), its own grant then a visit, and so
+// on, every acquisition a handover. An s2 visitor comes back to a given foreign lock about once a
+// second; two processes alternating, every few milliseconds.
+const visitQuietGap = 100 * time.Millisecond
+
+// background records a visit granted at now and reports whether its release may delete the node
+// in the background: the lock's last visit from this process was at least visitQuietGap ago.
+func (v *visitRule) background(now time.Time) bool {
+	ok := v.last.IsZero() || now.Sub(v.last) >= visitQuietGap
+	v.last = now
+	return ok
 }
 
 // granted records a grant and reports whether the visit rule lets it be cached; queued says
