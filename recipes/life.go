@@ -32,6 +32,7 @@ type node struct {
 	sess    int64              // session.ID()
 	since   time.Time          // when it was granted
 	slot    *slot              // the sticky slot the node is (sticky_cache.go), or nil
+	visit   bool               // a sticky lock's visit: released with a background delete (sticky_visit.go)
 
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
@@ -58,7 +59,7 @@ func newNode(lock *Lock, g grant) *node {
 	}
 	lock.held.Add(1)
 	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, session: g.session, sess: g.session.ID(),
-		since: time.Now(), ctx: ctx, cancel: cancel, slot: g.slot, onEnd: func() { lock.held.Add(-1) }}
+		since: time.Now(), ctx: ctx, cancel: cancel, slot: g.slot, visit: g.visit, onEnd: func() { lock.held.Add(-1) }}
 	lock.mine.Store(path.Base(g.path), struct{}{})
 	sess := g.session
 	// The epoch's callback may run at once, on another goroutine: n is whole by now.
@@ -121,12 +122,17 @@ func (n *node) end() bool {
 
 // release lets go of the node. A held node is deleted with a guaranteed delete bounded by ctx:
 // if ctx ends first the delete goes on in the background and the error says so. A lost node
-// (or one whose framework closed) is deleted in the background and release returns nil at once.
+// (or one whose framework closed) is deleted in the background and release returns nil at once,
+// as is a sticky lock's visit (sticky_visit.go).
 func (n *node) release(ctx context.Context) error {
 	if n.slot != nil {
 		return n.slot.release(ctx, n) // a sticky lease: its node may be kept (sticky_release.go)
 	}
 	if !n.letGo() {
+		return nil
+	}
+	if n.visit {
+		n.lock.sticky.dropVisit(n.path) // sticky_visit.go
 		return nil
 	}
 	return n.deleteNow(ctx)

@@ -22,6 +22,7 @@ type grant struct {
 	local   bool               // granted from the slot, with no request: the slot watches the node
 	arm     *ownArm            // sets the own-node watch on the burst that granted (ownarm.go), or nil
 	queued  bool               // the acquire waited behind another node before this grant (a visit, for a sticky lock)
+	visit   bool               // a sticky lock's queued grant that is not cached: its release deletes in the background
 }
 
 // acquire creates our node and waits until drv says we hold the lock. A vanished own node

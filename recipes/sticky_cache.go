@@ -65,6 +65,7 @@ type slot struct {
 	holder    *node            // the local lease holding it, while held (nil while being handed over)
 	watch     *framework.Watch // the directory watch of the last listing that found no conflict
 	arming    chan struct{}    // closes when the first lease's directory watch is set (or failed)
+	armed     bool             // armDir's listing has been decided on
 	conflict  bool             // a conflicting contender was seen while held: delete at release
 	reuses    int              // local grants
 	queued    bool             // the grant that made the slot queued behind another node (a visit: sticky_visit.go)
@@ -99,7 +100,12 @@ func (c *stickyCache) adopt(g *grant, drv driver.Driver) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.slot != nil || !c.policy.keep(time.Now(), g.queued) {
+	if c.closed || c.slot != nil {
+		return
+	}
+	now := time.Now()
+	if !c.policy.keep(now, g.queued) {
+		g.visit = g.queued && c.policy.visits.background(now) // its release deletes in the background (sticky_visit.go)
 		return
 	}
 	s := &slot{c: c, path: g.path, name: path.Base(g.path), session: g.session, token: g.token, state: slotHeld, queued: g.queued}

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -70,4 +71,48 @@ func StickySnapshot(l *Lock) (slot any, reuses int, off bool) {
 // flight (the next acquire that takes the normal way waits for that delete first: flushStale).
 func StickyStale(l *Lock) bool {
 	return l.sticky != nil && l.sticky.stale.Load() != nil
+}
+
+// HoldStickyVisitDeletes holds the background delete of every visit's node (sticky_visit.go)
+// until release is called.
+func HoldStickyVisitDeletes() (release func()) {
+	ch := make(chan struct{})
+	stickyVisitGate.Store(&ch)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			stickyVisitGate.Store(nil)
+			close(ch)
+		})
+	}
+}
+
+// FlushStickyStale waits, bounded by ctx, until the background delete of l's last ended or
+// visited node has ended (as an acquire that takes the normal way does first).
+func FlushStickyStale(ctx context.Context, l *Lock) { l.sticky.flushStale(ctx) }
+
+// HoldStickyArming holds every new slot's directory-watch listing (armDir) until release is called.
+func HoldStickyArming() (release func()) {
+	ch := make(chan struct{})
+	stickyArmGate.Store(&ch)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			stickyArmGate.Store(nil)
+			close(ch)
+		})
+	}
+}
+
+// StickyIdle reports whether l's slot is idle: released, its directory watch set (a release
+// that found the slot's first listing in flight leaves it being checked until that listing's
+// verdict: keep).
+func StickyIdle(l *Lock) bool {
+	c := l.sticky
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.slot != nil && c.slot.state == slotIdle
 }

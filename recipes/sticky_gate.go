@@ -19,3 +19,13 @@ func waitStickyGate() {
 // before it looks whether the slot was handed to it: a test hands the slot over (and cuts the
 // connection) at that instant.
 var stickyAwaitHook atomic.Pointer[func()]
+
+// stickyVisitGate, set only by tests, holds the background delete of a visit's node (its
+// Release has returned) until the channel closes: a test then sees the node still standing
+// after Release, and a later acquire of the lock waiting for that delete.
+var stickyVisitGate atomic.Pointer[chan struct{}]
+
+// stickyArmGate, set only by tests, holds the listing that sets a new slot's directory watch
+// (armDir) until the channel closes: a test then releases the slot's first lease while that
+// listing is in flight.
+var stickyArmGate atomic.Pointer[chan struct{}]

@@ -31,6 +31,7 @@ func stickyIdle(t *testing.T, fw *framework.Framework, p string) (*recipes.Inter
 	if err := l.Release(testCtx(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
+	zktest.Eventually(t, 10*time.Second, "the slot to be idle (its first listing decided)", func() bool { return recipes.StickyIdle(m.Lock) })
 	return m, node
 }
 

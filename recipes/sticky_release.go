@@ -27,13 +27,20 @@ func (s *slot) release(ctx context.Context, n *node) error {
 
 // keep decides at a release whether the slot's node stays, and if so hands it to the next local
 // waiter or makes it idle. It needs the directory watch of a listing that showed our node and
-// no conflicting contender: the one armDir set at the first grant (waited for while in flight),
-// else one it sets now (one read; after a handoff grant, or when armDir failed).
+// no conflicting contender: the one armDir sets at the first grant, else one it sets now (one
+// read; after a handoff grant, or when armDir failed). While armDir's listing is in flight the
+// release does not wait for it: the slot is being checked (no local grant; local acquirers
+// wait in its queue), and armDir's verdict keeps it (idle, or handed to the first waiter) or
+// ends it and deletes the node in the background (remembered: flushStale).
 func (s *slot) keep(ctx context.Context) bool {
 	c := s.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s.holder = nil
+	if s.state == slotHeld && !s.conflict && !c.closed && s.watch == nil && s.arming != nil && !s.armed {
+		s.state = slotChecking // armDir settles it
+		return true
+	}
 	if s.watch == nil && s.arming != nil {
 		a := s.arming
 		c.mu.Unlock()
@@ -124,8 +131,8 @@ func (s *slot) settle() {
 		s.state = slotChecking
 		go s.recheck()
 	default:
+		c.dropInBackground(s.path) // remembered before end sends the waiters the normal way (flushStale)
 		c.end(s, s.session.Err() == nil)
-		c.dropInBackground(s.path)
 	}
 }
 

@@ -256,6 +256,7 @@ func TestStickyReadNotRegrantedOnceAWriterQueued(t *testing.T) {
 	if err := r.Release(testCtx(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
+	zktest.Eventually(t, 10*time.Second, "the slot to be idle (its first listing decided)", func() bool { return recipes.StickyIdle(rw.ReadLock().Lock) })
 	release := recipes.HoldStickyHandlers()
 	defer release()
 	wb, err := recipes.NewReadWriteLock(fb, p)

@@ -75,3 +75,31 @@ func TestStickyPolicyVisitsAndBackoff(t *testing.T) {
 		t.Fatalf("the back-off did not end after %d grants (policy %+v)", stickyBackoffGrantsMin, p)
 	}
 }
+
+// TestVisitRuleBackgroundAfterQuietGap: a visit's release deletes in the background only when
+// the lock's previous visit from this process is at least visitQuietGap old (or there was
+// none): visits every few milliseconds are two processes alternating (s4), whose next acquirer
+// would queue behind a delete still in flight.
+func TestVisitRuleBackgroundAfterQuietGap(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		name  string
+		after []time.Duration // each visit's time after t0
+		want  []bool
+	}{
+		{"the first visit", []time.Duration{0}, []bool{true}},
+		{"visits a second apart (s2)", []time.Duration{0, time.Second, 2 * time.Second}, []bool{true, true, true}},
+		{"visits 5 ms apart (s4)", []time.Duration{0, 5 * time.Millisecond, 10 * time.Millisecond}, []bool{true, false, false}},
+		{"quiet again after alternating", []time.Duration{0, 5 * time.Millisecond, 5*time.Millisecond + visitQuietGap}, []bool{true, false, true}},
+		{"just under the gap", []time.Duration{0, visitQuietGap - time.Millisecond}, []bool{true, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var v visitRule
+			for i, d := range tc.after {
+				if got := v.background(t0.Add(d)); got != tc.want[i] {
+					t.Fatalf("visit %d at +%v: background %v, want %v", i, d, got, tc.want[i])
+				}
+			}
+		})
+	}
+}

@@ -63,6 +63,9 @@ func (s *slot) recheck() {
 func (s *slot) drop(v listVerdict) {
 	c := s.c
 	holder, held := s.holder, s.state == slotHeld
+	if v != listMissing && !held {
+		c.dropInBackground(s.path) // remembered before end sends the waiters the normal way (flushStale)
+	}
 	c.end(s, v == listConflict)
 	c.mu.Unlock()
 	switch {
@@ -74,8 +77,6 @@ func (s *slot) drop(v listVerdict) {
 		if holder != nil {
 			holder.watchOwn(nil)
 		}
-	default:
-		c.dropInBackground(s.path)
 	}
 }
 
@@ -91,35 +92,46 @@ func (s *slot) epochEnded() {
 		return
 	}
 	held := s.state == slotHeld
+	reason := s.session.Err()
+	if !held && !errors.Is(reason, framework.ErrSessionLost) && !errors.Is(reason, framework.ErrClosed) {
+		c.dropInBackground(s.path) // remembered before end sends the waiters the normal way (flushStale)
+	}
 	c.end(s, false)
 	c.mu.Unlock()
-	reason := s.session.Err()
-	if held || errors.Is(reason, framework.ErrSessionLost) || errors.Is(reason, framework.ErrClosed) {
-		return
-	}
-	c.dropInBackground(s.path)
 }
 
 // armDir sets the directory watch for the slot's first lease, on its own goroutine, and closes
 // done. The listing that comes with it may already show a conflicting contender (the lease's
 // release then deletes the node) or our node gone (the lease is lost). If it fails, the lease
-// falls back to the usual watch on its own node, and its release lists again.
+// falls back to the usual watch on its own node, and its release lists again. When the lease
+// was released meanwhile (the slot is being checked: keep), the verdict settles the slot: kept
+// on a clear listing, else ended, its node deleted unless it is gone.
 func (s *slot) armDir(done chan struct{}) {
 	defer close(done)
+	if g := stickyArmGate.Load(); g != nil {
+		<-*g
+	}
 	c := s.c
 	kids, _, w, err := c.lock.fw.ChildrenW(s.ctx, c.lock.path)
 	c.mu.Lock()
-	if s.state == slotGone || s.state != slotHeld {
+	s.armed = true
+	checking := s.state == slotChecking
+	if s.state != slotHeld && !checking {
 		c.mu.Unlock()
 		return
 	}
-	switch v := s.verdict(kids, err); v {
-	case listClear:
+	switch v := s.verdict(kids, err); {
+	case v == listClear:
 		s.watchDir(w)
+		if checking {
+			s.settle()
+		}
 		c.mu.Unlock()
-	case listConflict:
+	case checking:
+		s.drop(v)
+	case v == listConflict:
 		s.conflicted()
-	case listMissing:
+	case v == listMissing:
 		s.drop(v)
 	default:
 		holder := s.holder
