@@ -188,9 +188,21 @@ func TestTxMultiLockOneTransaction(t *testing.T) {
 	defer mustRelease(t, keep)
 	m := mustTx(t, fw, p+"/d", p+"/a", p+"/c", p+"/b")
 	releaseMulti(t, mustMulti(t, m)) // creates the parents
-	proxy.ResetCounts()
-	l := mustMulti(t, m)
-	got := proxy.Requests()
+	var l *recipes.MultiLease
+	var got map[int32]int64
+	for try := 1; ; try++ {
+		proxy.ResetCounts()
+		l = mustMulti(t, m)
+		got = proxy.Requests()
+		// The directories are containers left empty by the release: the server's container
+		// check (every 500 ms here) may reap them before this acquire, which then makes them
+		// again (session 12's CI). That is not what this test counts: once more, at most 3 times.
+		if got[zktest.OpCreateContainer] == 0 || try == 3 {
+			break
+		}
+		t.Logf("try %d: the parents were reaped before the acquire (%v): once more", try, got)
+		releaseMulti(t, l)
+	}
 	if got[zktest.OpMulti] != 1 || got[zktest.OpCreate]+got[zktest.OpCreate2] != 0 || got[zktest.OpGetChildren2] != 4 {
 		t.Fatalf("requests of an uncontended acquire of 4: %v, want 1 multi, no create, 4 listings", got)
 	}

@@ -20,10 +20,15 @@ func stickyMutex(t testing.TB, fw *framework.Framework, p string, idle time.Dura
 	return mustMutex(t, fw, p, recipes.WithSticky(idle))
 }
 
-// idleOnce takes and releases m once, so that its node is kept idle, and returns the node's
-// path and token.
+// idleOnce takes and releases m, so that its node is kept idle, and returns the node's path and
+// token. A slot's first Release returns while the listing that sets its directory watch is in
+// flight (the slot is being checked); a second cycle, local when the node is kept, waits for
+// that listing's verdict, so that the node is idle and watched when idleOnce returns, and the
+// listing is not counted by what the caller measures next. It returns the second cycle's node:
+// the one left idle (a closed lock leaves none).
 func idleOnce(t *testing.T, m *recipes.InterProcessMutex) (string, int64) {
 	t.Helper()
+	mustRelease(t, mustAcquire(t, m, 10*time.Second))
 	l := mustAcquire(t, m, 10*time.Second)
 	node, token := l.Path(), tok(t, l)
 	mustRelease(t, l)
