@@ -35,23 +35,7 @@ func TestStickyReleaseDoesNotWaitForArming(t *testing.T) {
 	if err := l.Release(rctx); err != nil {
 		t.Fatalf("Release waited for the slot's directory listing: %v", err)
 	}
-	got := make(chan error, 1)
-	go func() {
-		l2, err := m.Acquire(testCtx(t, 10*time.Second))
-		if err == nil {
-			err = l2.Release(testCtx(t, 10*time.Second))
-		}
-		got <- err
-	}()
-	release()
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the acquire after the release did not return")
-	}
+	cycleAfter(t, m.Lock, release, "the acquire after the release")
 	if slot, reuses, _ := recipes.StickySnapshot(m.Lock); slot == nil || reuses != 1 {
 		t.Fatalf("after the second acquisition: slot %v, local grants %d, want the node kept and re-granted once", slot, reuses)
 	}

@@ -51,9 +51,26 @@ func TestStickyVisitReleaseDeletesInBackground(t *testing.T) {
 	if !recipes.StickyStale(visitor.Lock) {
 		t.Fatal("the visit's node in flight is not remembered: a later acquire would queue behind it")
 	}
+	cycleAfter(t, visitor.Lock, release, "the acquire after the visit")
+	if n := queued.Load(); n != 1 {
+		t.Fatalf("the acquire after the visit queued (%d queued in all, want 1): it did not wait for the visit's delete", n)
+	}
+	recipes.FlushStickyStale(testCtx(t, 10*time.Second), visitor.Lock)
+	if err := visitor.Close(testCtx(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if kids := childrenOrNone(t, fb, p); len(kids) != 0 {
+		t.Fatalf("after the visitor's Close: children %v, want none", kids)
+	}
+}
+
+// cycleAfter starts an acquire and release of l, lets go of a test gate (release), and fails
+// unless that cycle ends without error within 10 s.
+func cycleAfter(t *testing.T, l *recipes.Lock, release func(), what string) {
+	t.Helper()
 	got := make(chan error, 1)
 	go func() {
-		l2, err := visitor.Acquire(testCtx(t, 10*time.Second))
+		l2, err := l.Acquire(testCtx(t, 10*time.Second))
 		if err == nil {
 			err = l2.Release(testCtx(t, 10*time.Second))
 		}
@@ -66,16 +83,6 @@ func TestStickyVisitReleaseDeletesInBackground(t *testing.T) {
 			t.Fatal(err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the acquire after the visit did not return")
-	}
-	if n := queued.Load(); n != 1 {
-		t.Fatalf("the acquire after the visit queued (%d queued in all, want 1): it did not wait for the visit's delete", n)
-	}
-	recipes.FlushStickyStale(testCtx(t, 10*time.Second), visitor.Lock)
-	if err := visitor.Close(testCtx(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if kids := childrenOrNone(t, fb, p); len(kids) != 0 {
-		t.Fatalf("after the visitor's Close: children %v, want none", kids)
+		t.Fatal(what + " did not return")
 	}
 }
