@@ -51,7 +51,7 @@ func BenchmarkMutex(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0, g0 := processCPU(), goroutinesCreated()
+			counts := startCounts(b)
 			var wg sync.WaitGroup
 			per := b.N/sessions + 1
 			for _, m := range ms {
@@ -79,9 +79,7 @@ func BenchmarkMutex(b *testing.B) {
 			}
 			wg.Wait()
 			b.StopTimer()
-			ops := float64(per * sessions)
-			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/ops, "cpu-us/op")
-			b.ReportMetric(float64(goroutinesCreated()-g0)/ops, "goroutines/op")
+			counts.report(b, float64(per*sessions))
 		})
 	}
 }
