@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,9 +17,11 @@ import (
 // report them beside cpu-us/op so that two revisions, or this library and go-zookeeper's zk.Lock,
 // can be compared on a shared machine where the timing is noise.
 //
-// Always reported: goroutines started (goroutines/op) and goroutine runs (runs/op: each time a
-// runnable goroutine was put on a thread, estimated from /sched/latencies, which the runtime
-// samples on every eighth transition of each goroutine; a hand-off between goroutines is one run).
+// Always reported: the client's CPU (cpu-us/op), the ZooKeeper server's (server-cpu-us/op: zktest
+// runs it as a child of the test process; in 10 ms ticks, so only long runs resolve it) and the
+// goroutines started (goroutines/op). The goroutine wake-ups per cycle are counted exactly with
+// go tool trace (scripts/wakeups), not here: /sched/latencies samples one transition in eight of
+// each goroutine, too lumpy to count them.
 // With ZKRECIPES_PERF=1 (and perf installed) a `perf stat -p` attached to this process also
 // counts its system calls by kind, context switches and CPU migrations (the ZooKeeper server is
 // another process and is not counted); ZKRECIPES_PERF_EVENTS adds events (e.g. uprobes on
@@ -29,8 +30,8 @@ import (
 // benchCounts is the state of the counters at the start of a timed section.
 type benchCounts struct {
 	cpu     time.Duration
+	server  time.Duration
 	created uint64
-	runs    uint64
 	perf    *perfStat
 }
 
@@ -46,17 +47,17 @@ func startCounts(b *testing.B) *benchCounts {
 		}
 		c.perf = p
 	}
-	c.cpu, c.created, c.runs = processCPU(), goroutinesCreated(), goroutineRuns()
+	c.cpu, c.server, c.created = processCPU(), childrenCPU(), goroutinesCreated()
 	return c
 }
 
 // report reports each counter's change since startCounts, divided by ops.
 func (c *benchCounts) report(b *testing.B, ops float64) {
 	b.Helper()
-	cpu, created, runs := processCPU(), goroutinesCreated(), goroutineRuns()
+	cpu, server, created := processCPU(), childrenCPU(), goroutinesCreated()
 	b.ReportMetric(float64((cpu-c.cpu).Microseconds())/ops, "cpu-us/op")
+	b.ReportMetric(float64((server-c.server).Microseconds())/ops, "server-cpu-us/op")
 	b.ReportMetric(float64(created-c.created)/ops, "goroutines/op")
-	b.ReportMetric(float64(runs-c.runs)/ops, "runs/op")
 	if c.perf == nil {
 		return
 	}
@@ -69,19 +70,32 @@ func (c *benchCounts) report(b *testing.B, ops float64) {
 	}
 }
 
-// goroutineRuns estimates how many times a runnable goroutine has been put on a thread so far:
-// the runtime records every eighth transition of each goroutine in /sched/latencies.
-func goroutineRuns() uint64 {
-	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
-		return 0
+// childrenCPU is the user+system CPU time so far of this process's running children: the
+// ZooKeeper server that zktest started (and, while it runs, perf). On a small machine the
+// server's CPU per cycle is throughput too: what the client saves in hand-offs it may cost the
+// server in separate network round trips.
+func childrenCPU() time.Duration {
+	self := strconv.Itoa(os.Getpid())
+	dirs, _ := os.ReadDir("/proc")
+	var total time.Duration
+	for _, d := range dirs {
+		if d.Name()[0] < '0' || d.Name()[0] > '9' {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ... utime(14) stime(15), counted after the ")" of comm
+		f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+		if len(f) < 13 || f[1] != self || strings.Contains(string(data), "(perf)") {
+			continue
+		}
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		total += time.Duration(ut+st) * (time.Second / 100) // clock ticks: USER_HZ is 100 on Linux
 	}
-	var n uint64
-	for _, c := range s[0].Value.Float64Histogram().Counts {
-		n += c
-	}
-	return n * 8
+	return total
 }
 
 // perfEvents are the events counted with ZKRECIPES_PERF=1, each with the metric's name. The
