@@ -113,9 +113,7 @@ func (c *contender) begin(ctx context.Context) turn {
 	// Only the token needs the listing's parent stat: derive it now, so that no reference to the
 	// listing (~50 bytes per contender) outlives the first decision while this waiter waits.
 	c.tok = tokenFor(c.lock.fw, cl.Path, c.drv.Node().Fixed == "", cl.Parent)
-	t := c.advance(ctx, cl.Session, cl.Children, err)
-	c.lock.noteEntry(t)
-	return t
+	return c.advance(ctx, cl.Session, cl.Children, err)
 }
 
 // next waits, on the caller's goroutine, for the watch t left, and runs the burst that follows

@@ -17,7 +17,3 @@ func SetListHook(fn func(l *Lock, children []string) []string) (remove func()) {
 // CallerTurns returns how many times, in all, the acquire loop has readied a caller under a
 // context that can end (a turn handed over, or a watch's wake-up on the caller's goroutine).
 func CallerTurns() int64 { return callerTurns.Load() }
-
-// PipelinedEntries returns how many contenders, in all, have entered a queue with the listing
-// sent behind the create (CreateAndList) rather than after its reply.
-func PipelinedEntries() int64 { return pipelinedEntries.Load() }

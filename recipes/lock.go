@@ -39,7 +39,6 @@ type Lock struct {
 	kin         *Lock                  // the other half of a read-write lock, or nil (pairHalves)
 	kinKind     selfKind               // what a lease of kin that we wait behind is to us
 	sticky      *stickyCache           // WithSticky's cache, or nil
-	waited      atomic.Bool            // the last attempt's first burst ended on a wait: enter without pipelining (enter.go)
 }
 
 // LockOption configures a Lock or a recipe built on one.

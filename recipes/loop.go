@@ -372,7 +372,7 @@ func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.
 	if data == nil {
 		data = l.nodeData()
 	}
-	cl, err := l.createListing(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
+	cl, err := l.fw.CreateAndList(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
 	return cl, ownNodeGone(cl.Path, err)
 }
 
