@@ -36,7 +36,7 @@ type listedDir struct {
 // there was none): a lock that queued last time (a visitor, two processes alternating, a busy
 // TryAcquire) sends a plain listing, and its slot, if any, arms as before.
 func (c *stickyCache) listWatch(drv driver.Driver) bool {
-	if c == nil || drv != c.lock.drv {
+	if c == nil || drv != c.lock.drv || stickyArmGate.Load() != nil {
 		return false
 	}
 	c.mu.Lock()
