@@ -23,6 +23,7 @@ type grant struct {
 	arm     *ownArm            // sets the own-node watch on the burst that granted (ownarm.go), or nil
 	queued  bool               // the acquire waited behind another node before this grant (a visit, for a sticky lock)
 	visit   bool               // a sticky lock's queued grant that is not cached: its release deletes in the background
+	dir     *listedDir         // a sticky lock's grant on its create's listing: that listing and its watch (sticky_listed.go)
 }
 
 // acquire creates our node and waits until drv says we hold the lock. A vanished own node
@@ -67,7 +68,7 @@ func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant,
 	if t.err != nil {
 		return grant{}, l.busyOrForeign(ctx, c.path, t.err)
 	}
-	g := grant{path: c.path, session: t.sess, own: t.own, token: c.tok, arm: t.arm, queued: c.queued}
+	g := grant{path: c.path, session: t.sess, own: t.own, token: c.tok, arm: t.arm, queued: c.queued, dir: t.dir}
 	return g, nil
 }
 
@@ -360,7 +361,9 @@ func childPath(dir, name string) string {
 }
 
 // createAndList creates our contender node (protected, ephemeral, parents as containers) and
-// lists the directory right behind the create, in one round trip (framework.CreateAndList).
+// lists the directory right behind the create, in one round trip (framework.CreateAndList); for
+// a sticky lock likely to be granted on that listing, with the watch its slot keeps
+// (CreateAndListW, stickyCache.listWatch).
 func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.CreateListing, error) {
 	spec := drv.Node()
 	name := childPath(l.path, drv.LockName()+spec.Fixed)
@@ -372,7 +375,11 @@ func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.
 	if data == nil {
 		data = l.nodeData()
 	}
-	cl, err := l.fw.CreateAndList(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
+	create := l.fw.CreateAndList
+	if l.sticky.listWatch(drv) {
+		create = l.fw.CreateAndListW
+	}
+	cl, err := create(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
 	return cl, ownNodeGone(cl.Path, err)
 }
 
