@@ -53,7 +53,7 @@ func classifyAttempt(err error) retry.Class {
 // each other without the caller (chain.go), which gets the grant or the failure; under one that
 // cannot, the caller runs them and waits on each watch (next).
 func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant, error) {
-	c := &contender{lock: l, drv: drv, try: try, offload: ctx.Done() != nil}
+	c := &contender{lock: l, drv: drv, try: try, offload: ctx.Done() != nil, prearm: true}
 	t, ok := c.burst(ctx, phase{first: true})
 	if !ok {
 		return grant{}, fmt.Errorf("recipes: %w (a node it made is deleted)", ctx.Err())
@@ -98,7 +98,8 @@ type contender struct {
 	stopC     func() bool           // the driver's change's (context.AfterFunc), or nil
 	queued    bool                  // the queued event was reported
 	self      selfHold              // the lease of this process that the last decision waits behind, if any
-	ownW      *framework.Watch      // the data watch on our node set before a wait that ends in a grant (preArm), or nil
+	prearm    bool                  // watch our node before a wait that ends in a grant (prearm.go): the single-lock loop
+	ownW      *framework.Watch      // that watch, or nil
 	ephemeral map[string]struct{}   // children found ephemeral while waiting for the directory (foreigndir.go)
 }
 
@@ -254,7 +255,7 @@ func (l *Lock) ours(name string) bool {
 // hold the nodeless waiter until it goes. The loop lists again instead. While sess is live the
 // watch was set in it, and the end of sess wakes the wait.
 func (c *contender) watchAhead(ctx context.Context, sess *framework.Session, dec driver.Decision, changed context.Context) turn {
-	if dec.GoneHolds {
+	if dec.GoneHolds && c.prearm {
 		if err := c.preArm(ctx); err != nil {
 			return turn{err: err}
 		}
