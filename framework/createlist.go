@@ -14,6 +14,7 @@ type CreateListing struct {
 	Session  *Session // the epoch whose session created it (it may have ended)
 	Children []string // the parent's children; always contains Path's last segment when err == nil
 	Parent   *Stat    // the parent's stat from that listing
+	Watch    *Watch   // CreateAndListW's children watch on the parent, set with Children; nil from CreateAndList
 }
 
 // CreateAndList creates p (as Create does, honouring every CreateOption) and lists its parent,
@@ -26,6 +27,26 @@ type CreateListing struct {
 // may still happen, as with Create.
 func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, opts ...CreateOption) (_ CreateListing, err error) {
 	defer f.traceOp("createAndList", p, f.traceStart(), &err)
+	return f.createAndList(ctx, p, data, opts, false)
+}
+
+// CreateAndListW is CreateAndList whose listing also sets a children watch on the parent, as
+// ChildrenW does (shared with a live one of the same parent), returned in CreateListing.Watch: it
+// fires on the first change of the parent's children after the listing returned in Children, so
+// that a caller deciding on that listing (a lock contender that holds) learns of any later
+// contender without a listing of its own. When the first listing overtook the create and the
+// parent is listed again, the watch is that second listing's: a first one, if it set a watch, was
+// answered before the create, which changed the children and so fired it. On error no watch is
+// returned; one the listing set stays, as any ChildrenW's, until the parent's children change (the
+// delete of a node the create made does), and later watching reads of the parent share it while it
+// is live, so failures do not add up.
+func (f *Framework) CreateAndListW(ctx context.Context, p string, data []byte, opts ...CreateOption) (_ CreateListing, err error) {
+	defer f.traceOp("createAndListW", p, f.traceStart(), &err)
+	return f.createAndList(ctx, p, data, opts, true)
+}
+
+// createAndList is CreateAndList, and CreateAndListW when watch is set.
+func (f *Framework) createAndList(ctx context.Context, p string, data []byte, opts []CreateOption, watch bool) (CreateListing, error) {
 	cc, data, err := f.prepareCreate(ctx, p, data, opts)
 	if err != nil {
 		return CreateListing{}, err
@@ -81,7 +102,14 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 	case <-ctx.Done():
 	}
 	parent := path.Dir(p)
-	kids, stat, lerr := f.Children(ctx, parent)
+	list := func() ([]string, *Stat, *Watch, error) {
+		if watch {
+			return f.ChildrenW(ctx, parent)
+		}
+		kids, stat, err := f.Children(ctx, parent)
+		return kids, stat, nil, err
+	}
+	kids, stat, w, lerr := list()
 	if h := f.createHooks.Load(); h != nil && h.collect != nil {
 		h.collect(ctx)
 	}
@@ -104,14 +132,14 @@ func (f *Framework) CreateAndList(ctx context.Context, p string, data []byte, op
 	}
 	if lerr != nil || !slices.Contains(kids, path.Base(c.p)) {
 		f.relists.Add(1)
-		kids, stat, lerr = f.Children(ctx, parent)
+		kids, stat, w, lerr = list() // the watch, too, is this listing's
 	}
-	res := CreateListing{Path: c.p, Session: c.sess, Children: kids, Parent: stat}
+	res := CreateListing{Path: c.p, Session: c.sess, Children: kids, Parent: stat, Watch: w}
 	if lerr == nil && !slices.Contains(kids, path.Base(c.p)) {
 		lerr = fmt.Errorf("framework: %s missing from its parent's listing right after its create: %w", c.p, ErrNoNode)
 	}
 	if lerr != nil {
-		res.Children, res.Parent = nil, nil
+		res.Children, res.Parent, res.Watch = nil, nil, nil
 		return res, lerr
 	}
 	return res, nil

@@ -36,6 +36,7 @@ func watchRead[T any](f *Framework, ctx context.Context, kind watchmgr.Kind, p s
 			w *watchmgr.Watch
 		}
 		r, err, finished := callTracked(f, ctx, func() (res, error) {
+			carrier := f.sockets.carrier() // the connection the request rides, or dies before (replyepoch.go)
 			v, ch, err := watching()
 			if err != nil || ch == nil {
 				reg.Cancel()
@@ -45,7 +46,11 @@ func watchRead[T any](f *Framework, ctx context.Context, kind watchmgr.Kind, p s
 			if h := f.watchHook.Load(); h != nil {
 				(*h)()
 			}
-			return res{v, reg.Track(ch)}, nil
+			var origin any // the watch's connection, when request and reply provably rode one
+			if carrier != nil && f.sockets.carrier() == carrier {
+				origin = carrier
+			}
+			return res{v, reg.TrackOn(ch, origin)}, nil
 		})
 		select {
 		case <-finished: // the request ended, or never ran (closed): the reservation must not linger
@@ -133,4 +138,16 @@ func (f *Framework) ChildrenW(ctx context.Context, path string) (_ []string, _ *
 		return nil, nil, nil, err
 	}
 	return res.names, res.stat, w, nil
+}
+
+// InOrder reports whether w was set on the connection the framework writes on now, so that w's
+// event, if its node has changed, came before any later reply or event the caller has seen
+// (ZooKeeper sends one connection its replies and watch events in the order of the changes).
+// Then a caller that saw a later change (another node's deletion, in a reply or an event) with
+// w quiet (HasFired false) knows that w's node had not changed when that change was made. False
+// after a reconnect (go-zookeeper re-registers watches and the server may then report changes
+// made meanwhile in any order), and for a watch whose connection is unknown: read instead.
+func (f *Framework) InOrder(w *Watch) bool {
+	c := w.Origin()
+	return c != nil && c == any(f.sockets.carrier())
 }

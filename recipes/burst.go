@@ -101,6 +101,7 @@ type turn struct {
 	changed   context.Context    // the driver's input: its change also ends the wait (nil: none)
 	sess      *framework.Session // the epoch of the listing decided on (of the grant, when held)
 	goneHolds bool               // the watched node's deletion means that we hold
+	dir       *listedDir         // a sticky lock's grant on the create's listing: that listing and its watch
 }
 
 // begin is the first burst: create our node, list behind it, decide, and watch the node ahead.
@@ -113,7 +114,7 @@ func (c *contender) begin(ctx context.Context) turn {
 	// Only the token needs the listing's parent stat: derive it now, so that no reference to the
 	// listing (~50 bytes per contender) outlives the first decision while this waiter waits.
 	c.tok = tokenFor(c.lock.fw, cl.Path, c.drv.Node().Fixed == "", cl.Parent)
-	return c.advance(ctx, cl.Session, cl.Children, err)
+	return c.listedGrant(c.advance(ctx, cl.Session, cl.Children, err), cl)
 }
 
 // next waits, on the caller's goroutine, for the watch t left, and runs the burst that follows

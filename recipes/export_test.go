@@ -1,5 +1,11 @@
 package recipes
 
+import (
+	"context"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
 // SetDowngradeHook makes every Downgrade call fn between its checks of the write lease and
 // the read node's create. remove undoes it.
 func SetDowngradeHook(fn func()) (remove func()) {
@@ -17,3 +23,10 @@ func SetListHook(fn func(l *Lock, children []string) []string) (remove func()) {
 // CallerTurns returns how many times, in all, the acquire loop has readied a caller under a
 // context that can end (a turn handed over, or a watch's wake-up on the caller's goroutine).
 func CallerTurns() int64 { return callerTurns.Load() }
+
+// PreArmProbe is a contender of l standing on node p, for testing preArm and preArmed: arm sets
+// (or keeps) the watch on p, armed reports whether it vouches for p, watch returns it.
+func PreArmProbe(l *Lock, p string) (arm func(context.Context) error, armed func() bool, watch func() *framework.Watch) {
+	c := &contender{lock: l, path: p}
+	return c.preArm, func() bool { return c.preArmed() != nil }, func() *framework.Watch { return c.ownW }
+}

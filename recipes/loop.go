@@ -23,6 +23,7 @@ type grant struct {
 	arm     *ownArm            // sets the own-node watch on the burst that granted (ownarm.go), or nil
 	queued  bool               // the acquire waited behind another node before this grant (a visit, for a sticky lock)
 	visit   bool               // a sticky lock's queued grant that is not cached: its release deletes in the background
+	dir     *listedDir         // a sticky lock's grant on its create's listing: that listing and its watch (sticky_listed.go)
 }
 
 // acquire creates our node and waits until drv says we hold the lock. A vanished own node
@@ -53,7 +54,7 @@ func classifyAttempt(err error) retry.Class {
 // each other without the caller (chain.go), which gets the grant or the failure; under one that
 // cannot, the caller runs them and waits on each watch (next).
 func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant, error) {
-	c := &contender{lock: l, drv: drv, try: try, offload: ctx.Done() != nil}
+	c := &contender{lock: l, drv: drv, try: try, offload: ctx.Done() != nil, prearm: true}
 	t, ok := c.burst(ctx, phase{first: true})
 	if !ok {
 		return grant{}, fmt.Errorf("recipes: %w (a node it made is deleted)", ctx.Err())
@@ -67,7 +68,7 @@ func (l *Lock) attempt(ctx context.Context, drv driver.Driver, try bool) (grant,
 	if t.err != nil {
 		return grant{}, l.busyOrForeign(ctx, c.path, t.err)
 	}
-	g := grant{path: c.path, session: t.sess, own: t.own, token: c.tok, arm: t.arm, queued: c.queued}
+	g := grant{path: c.path, session: t.sess, own: t.own, token: c.tok, arm: t.arm, queued: c.queued, dir: t.dir}
 	return g, nil
 }
 
@@ -98,6 +99,8 @@ type contender struct {
 	stopC     func() bool           // the driver's change's (context.AfterFunc), or nil
 	queued    bool                  // the queued event was reported
 	self      selfHold              // the lease of this process that the last decision waits behind, if any
+	prearm    bool                  // watch our node before a wait that ends in a grant (prearm.go): the single-lock loop
+	ownW      *framework.Watch      // that watch, or nil
 	ephemeral map[string]struct{}   // children found ephemeral while waiting for the directory (foreigndir.go)
 }
 
@@ -128,9 +131,13 @@ func (c *contender) settle(ctx context.Context, sess *framework.Session, t turn)
 	if t.err == nil && t.byWatch {
 		// The deletion of the node ahead proves that we are first only while our own node
 		// stands; an operator or a tool may have deleted it meanwhile, and the next contender
-		// then passes it. One getData: the round trip of the listing it replaces, without the
-		// children, and it sets the watch the held lease keeps on its node (ownwatch.go).
-		t.own, t.err = c.stands(ctx)
+		// then passes it. The watch preArm set on our node says so with no request when it is
+		// still quiet and in order; else one getData: the round trip of the listing it
+		// replaces, without the children, and it sets the watch the held lease keeps on its
+		// node (ownwatch.go).
+		if t.own = c.preArmed(); t.own == nil {
+			t.own, t.err = c.stands(ctx)
+		}
 	}
 	switch {
 	case t.err != nil || t.w != nil:
@@ -142,6 +149,9 @@ func (c *contender) settle(ctx context.Context, sess *framework.Session, t turn)
 			driver.ErrOwnNodeMissing, c.path, c.createdBy, sess.ID())}, true
 	}
 	g := turn{held: true, sess: sess, own: t.own}
+	if g.own == nil && c.lock.sticky == nil && c.ownW != nil && !c.ownW.HasNews() {
+		g.own = c.ownW // a grant on a listing: the watch preArm set is the lease's (ownwatch.go)
+	}
 	if g.own == nil && c.offload && c.lock.sticky == nil { // a sticky slot watches its directory instead
 		g.arm = newOwnArm()
 	}
@@ -246,6 +256,11 @@ func (l *Lock) ours(name string) bool {
 // hold the nodeless waiter until it goes. The loop lists again instead. While sess is live the
 // watch was set in it, and the end of sess wakes the wait.
 func (c *contender) watchAhead(ctx context.Context, sess *framework.Session, dec driver.Decision, changed context.Context) turn {
+	if dec.GoneHolds && c.prearm {
+		if err := c.preArm(ctx); err != nil {
+			return turn{err: err}
+		}
+	}
 	_, st, w, err := c.lock.fw.GetW(ctx, childPath(c.lock.path, dec.WatchNode))
 	if errors.Is(err, framework.ErrNoNode) {
 		return turn{held: dec.GoneHolds, byWatch: dec.GoneHolds}
@@ -360,7 +375,9 @@ func childPath(dir, name string) string {
 }
 
 // createAndList creates our contender node (protected, ephemeral, parents as containers) and
-// lists the directory right behind the create, in one round trip (framework.CreateAndList).
+// lists the directory right behind the create, in one round trip (framework.CreateAndList); for
+// a sticky lock likely to be granted on that listing, with the watch its slot keeps
+// (CreateAndListW, stickyCache.listWatch).
 func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.CreateListing, error) {
 	spec := drv.Node()
 	name := childPath(l.path, drv.LockName()+spec.Fixed)
@@ -372,7 +389,11 @@ func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.
 	if data == nil {
 		data = l.nodeData()
 	}
-	cl, err := l.fw.CreateAndList(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
+	create := l.fw.CreateAndList
+	if l.sticky.listWatch(drv) {
+		create = l.fw.CreateAndListW
+	}
+	cl, err := create(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
 	return cl, ownNodeGone(cl.Path, err)
 }
 

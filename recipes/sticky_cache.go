@@ -38,6 +38,7 @@ type stickyCache struct {
 	mu     sync.Mutex
 	slot   *slot // the cached node, or nil
 	policy stickyPolicy
+	missed bool // this process's last normal acquisition was not granted on its create's listing (sticky_listed.go)
 	closed bool
 	stale  atomic.Pointer[staleNode] // the last ended slot's node, while its delete may still be in flight
 }
@@ -65,7 +66,8 @@ type slot struct {
 	holder    *node            // the local lease holding it, while held (nil while being handed over)
 	watch     *framework.Watch // the directory watch of the last listing that found no conflict
 	arming    chan struct{}    // closes when the first lease's directory watch is set (or failed)
-	armed     bool             // armDir's listing has been decided on
+	armed     bool             // the directory watch's listing (armDir's, or the create's) has been decided on
+	listed    *listedDir       // the create's listing and its watch, until attach decides on them (sticky_listed.go)
 	conflict  bool             // a conflicting contender was seen while held: delete at release
 	reuses    int              // local grants
 	queued    bool             // the grant that made the slot queued behind another node (a visit: sticky_visit.go)
@@ -108,7 +110,7 @@ func (c *stickyCache) adopt(g *grant, drv driver.Driver) {
 		g.visit = g.queued && c.policy.visits.background(now) // its release deletes in the background (sticky_visit.go)
 		return
 	}
-	s := &slot{c: c, path: g.path, name: path.Base(g.path), session: g.session, token: g.token, state: slotHeld, queued: g.queued}
+	s := &slot{c: c, path: g.path, name: path.Base(g.path), session: g.session, token: g.token, state: slotHeld, queued: g.queued, listed: g.dir}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.stopEpoch = context.AfterFunc(g.session.Context(), s.epochEnded)
 	c.slot = s
@@ -116,24 +118,34 @@ func (c *stickyCache) adopt(g *grant, drv driver.Driver) {
 }
 
 // attach records n, the lease just made from an adopted grant, as the slot's holder. When the
-// loop set no watch on the node (arm: no handoff), the slot's directory watch is set now, off
-// the caller's path, instead of the lease's own-node watch: one watch per node, which tells the
-// lease that its node was deleted and the slot that a contender queued.
+// loop set no watch on the node (arm: no handoff), the slot's directory watch is the one the
+// create's listing set, when the grant came from that listing and its watch is still good
+// (useListed), else set now, off the caller's path, by a listing of its own (armDir): instead of
+// the lease's own-node watch, one watch per node, which tells the lease that its node was
+// deleted and the slot that a contender queued.
 func (c *stickyCache) attach(n *node, arm bool) {
 	if c == nil || n.slot == nil {
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	s := n.slot
+	d := s.listed
+	s.listed = nil
 	if s.state != slotHeld {
+		c.mu.Unlock()
 		return
 	}
 	s.holder = n
-	if arm {
-		s.arming = make(chan struct{})
-		go s.armDir(s.arming)
+	if !arm {
+		c.mu.Unlock()
+		return
 	}
+	if s.useListed(d) { // unlocks c.mu
+		return
+	}
+	s.arming = make(chan struct{})
+	c.mu.Unlock()
+	go s.armDir(s.arming)
 }
 
 // localLease makes a lease of the slot for a local grant: no request, no watch of its own (the

@@ -91,7 +91,8 @@ func HoldStickyVisitDeletes() (release func()) {
 // visited node has ended (as an acquire that takes the normal way does first).
 func FlushStickyStale(ctx context.Context, l *Lock) { l.sticky.flushStale(ctx) }
 
-// HoldStickyArming holds every new slot's directory-watch listing (armDir) until release is called.
+// HoldStickyArming holds every new slot's directory-watch listing (armDir) until release is
+// called; meanwhile no slot takes its watch from the create's listing (every one arms so).
 func HoldStickyArming() (release func()) {
 	ch := make(chan struct{})
 	stickyArmGate.Store(&ch)

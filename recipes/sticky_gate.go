@@ -27,5 +27,6 @@ var stickyVisitGate atomic.Pointer[chan struct{}]
 
 // stickyArmGate, set only by tests, holds the listing that sets a new slot's directory watch
 // (armDir) until the channel closes: a test then releases the slot's first lease while that
-// listing is in flight.
+// listing is in flight. While it is set, acquires send a plain listing behind their create
+// (listWatch), so that every new slot takes that way.
 var stickyArmGate atomic.Pointer[chan struct{}]

@@ -37,7 +37,7 @@ func TestStickyVisitReleasesPlain(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer visitor.Close(testCtx(t, 10*time.Second))
-			l, err := visitor.Acquire(testCtx(t, 10*time.Second))
+			l, err := acquireVisit(t, visitor, sc.fb, tc.ownerFirst)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,4 +164,30 @@ func childrenOrNone(t *testing.T, fw *framework.Framework, p string) []string {
 		t.Fatal(err)
 	}
 	return kids
+}
+
+// acquireVisit acquires m. When behind is set (another process's idle node stands), the idle
+// node's owner reacts to m's node only once m has listed and watches the node ahead: the
+// owner's delete would otherwise sometimes land between m's create and its listing, and m's
+// grant would be a plain one, not the visit the test is about.
+func acquireVisit(t *testing.T, m *recipes.InterProcessMutex, fw *framework.Framework, behind bool) (*recipes.Lease, error) {
+	t.Helper()
+	if !behind {
+		return m.Acquire(testCtx(t, 10*time.Second))
+	}
+	release := recipes.HoldStickyHandlers()
+	defer release()
+	type res struct {
+		l   *recipes.Lease
+		err error
+	}
+	got := make(chan res, 1)
+	go func() {
+		l, err := m.Acquire(testCtx(t, 10*time.Second))
+		got <- res{l, err}
+	}()
+	zktest.Eventually(t, 10*time.Second, "the visitor to watch the idle node", func() bool { return fw.Watches() > 0 })
+	release()
+	r := zktest.Receive(t, got, 10*time.Second, "the visitor's grant")
+	return r.l, r.err
 }

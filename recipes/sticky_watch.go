@@ -114,6 +114,13 @@ func (s *slot) armDir(done chan struct{}) {
 	c := s.c
 	kids, _, w, err := c.lock.fw.ChildrenW(s.ctx, c.lock.path)
 	c.mu.Lock()
+	s.armOn(kids, w, err)
+}
+
+// armOn decides on the listing that set the slot's first directory watch w (kids, or its error
+// err): armDir's, or the create's (useListed). Called with c.mu held; it unlocks it.
+func (s *slot) armOn(kids []string, w *framework.Watch, err error) {
+	c := s.c
 	s.armed = true
 	checking := s.state == slotChecking
 	if s.state != slotHeld && !checking {

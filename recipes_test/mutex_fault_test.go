@@ -90,7 +90,7 @@ func TestMutexWaitingWhileServerRestarts(t *testing.T) {
 	la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
 	mb := mustMutex(t, fb, p)
 	got := leaseAsync(t, "waiter", 60*time.Second, mb.Acquire)
-	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 1 })
+	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 2 }) // the holder's node and its own (prearm.go)
 	if err := zk.Member(0).Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestMutexHolderToldBeforeNextHolder(t *testing.T) {
 		order.CompareAndSwap(0, 2)
 		got <- l
 	}()
-	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 1 })
+	zktest.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return fb.Watches() == 2 }) // the holder's node and its own (prearm.go)
 	proxy.Blackhole(true)
 	go func() {
 		<-la.Done()

@@ -64,14 +64,17 @@ func (m *Manager) Reserve(ctx context.Context, kind Kind, path string) (*Watch, 
 // Track registers go-zookeeper's channel as the watch of the reserved kind and path (see
 // Manager.Track) and lets waiting Reserve calls share it. Once only: later calls, or a call
 // after Cancel, track a watch that is not shared.
-func (r *Registration) Track(ch <-chan zk.Event) *Watch {
+func (r *Registration) Track(ch <-chan zk.Event) *Watch { return r.TrackOn(ch, nil) }
+
+// TrackOn is Track for a watch whose setting request and reply both rode conn (origin.go).
+func (r *Registration) TrackOn(ch <-chan zk.Event, conn any) *Watch {
 	var w *Watch
 	r.once.Do(func() {
-		w = r.m.track(r.key.kind, r.key.path, ch, r.intr)
+		w = r.m.track(r.key.kind, r.key.path, ch, r.intr, conn)
 		r.release()
 	})
 	if w == nil {
-		w = r.m.track(r.key.kind, r.key.path, ch, r.intr)
+		w = r.m.track(r.key.kind, r.key.path, ch, r.intr, conn)
 	}
 	return w
 }

@@ -53,8 +53,11 @@ type zkWatch struct {
 	kind Kind
 	path string
 	gen  uint64 // the Manager's session generation when it was set
-	quit <-chan struct{}
-	m    *Manager
+	// origin is the connection that set it (TrackOn; origin.go), or nil. Set before the watch
+	// is published, read-only after.
+	origin any
+	quit   <-chan struct{}
+	m      *Manager
 
 	raw     <-chan zk.Event // go-zookeeper's one-shot channel; nil if untracked
 	turn    chan struct{}   // holds a token while one goroutine reads raw; the others wait on done
@@ -89,13 +92,13 @@ func (m *Manager) Track(kind Kind, path string, ch <-chan zk.Event) *Watch {
 	m.mu.Lock()
 	intr := m.intr
 	m.mu.Unlock()
-	return m.track(kind, path, ch, intr)
+	return m.track(kind, path, ch, intr, nil)
 }
 
 // track is Track with the interruption channel taken by the caller earlier.
-func (m *Manager) track(kind Kind, path string, ch <-chan zk.Event, intr <-chan struct{}) *Watch {
+func (m *Manager) track(kind Kind, path string, ch <-chan zk.Event, intr <-chan struct{}, origin any) *Watch {
 	s := &zkWatch{kind: kind, path: path, quit: m.quit, m: m, raw: ch, turn: make(chan struct{}, 1),
-		done: make(chan struct{})}
+		done: make(chan struct{}), origin: origin}
 	m.mu.Lock()
 	s.gen = m.gen
 	closed := m.closed
