@@ -26,9 +26,10 @@ func processCPU() time.Duration {
 // BenchmarkMutex measures acquire+release cycles of the mutex against the shared zktest
 // server: uncontended (one session) and contended (8 sessions on one path). Client CPU and
 // allocations per cycle come from -cpuprofile/-memprofile and -benchmem, and it reports the
-// process's CPU (cpu-us/op: the client's, the server is another process) and the goroutines it
-// started (goroutines/op) per cycle; the benchmark driver
-// (make bench) compares against the peers.
+// process's CPU (cpu-us/op: the client's, the server is another process), the server's
+// (server-cpu-us/op) and the goroutines it started (goroutines/op) per cycle, and with
+// ZKRECIPES_PERF=1 the system calls by kind (benchcount_test.go); BenchmarkGoZKLock is the same
+// loop with go-zookeeper's zk.Lock. The benchmark driver (make bench) compares against the peers.
 //
 // ctx=background runs each request on the caller's goroutine; ctx=cancellable (any context
 // that can end) puts a goroutine beside each request so that ctx can end the wait.
