@@ -26,9 +26,10 @@ func processCPU() time.Duration {
 // BenchmarkMutex measures acquire+release cycles of the mutex against the shared zktest
 // server: uncontended (one session) and contended (8 sessions on one path). Client CPU and
 // allocations per cycle come from -cpuprofile/-memprofile and -benchmem, and it reports the
-// process's CPU (cpu-us/op: the client's, the server is another process) and the goroutines it
-// started (goroutines/op) per cycle; the benchmark driver
-// (make bench) compares against the peers.
+// process's CPU (cpu-us/op: the client's, the server is another process), the server's
+// (server-cpu-us/op) and the goroutines it started (goroutines/op) per cycle, and with
+// ZKRECIPES_PERF=1 the system calls by kind (benchcount_test.go); BenchmarkGoZKLock is the same
+// loop with go-zookeeper's zk.Lock. The benchmark driver (make bench) compares against the peers.
 //
 // ctx=background runs each request on the caller's goroutine; ctx=cancellable (any context
 // that can end) puts a goroutine beside each request so that ctx can end the wait.
@@ -51,7 +52,7 @@ func BenchmarkMutex(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0, g0 := processCPU(), goroutinesCreated()
+			counts := startCounts(b)
 			var wg sync.WaitGroup
 			per := b.N/sessions + 1
 			for _, m := range ms {
@@ -79,9 +80,7 @@ func BenchmarkMutex(b *testing.B) {
 			}
 			wg.Wait()
 			b.StopTimer()
-			ops := float64(per * sessions)
-			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/ops, "cpu-us/op")
-			b.ReportMetric(float64(goroutinesCreated()-g0)/ops, "goroutines/op")
+			counts.report(b, float64(per*sessions))
 		})
 	}
 }

@@ -19,7 +19,11 @@ var shared *zktest.Cluster
 
 func TestMain(m *testing.M) {
 	runPauseHolderIfChild()
-	os.Exit(zktest.Main(m, &shared, zktest.WithContainerCheckInterval(200*time.Millisecond)))
+	opts := []zktest.Option{zktest.WithContainerCheckInterval(200 * time.Millisecond)}
+	if os.Getenv("ZKRECIPES_FORCESYNC") == "1" { // the bench driver's server (benchmarks: benchcount_test.go)
+		opts = append(opts, zktest.WithForceSync(true))
+	}
+	os.Exit(zktest.Main(m, &shared, opts...))
 }
 
 // lockPath returns a path unique to this test run.
