@@ -66,12 +66,12 @@ func (c *contender) listedGrant(t turn, cl framework.CreateListing) turn {
 
 // useListed makes d, the create's listing that granted the slot's first lease and its watch, the
 // slot's first directory listing in place of armDir's, when that watch is still good: the
-// slot's epoch (the grant's, which created the node) is live, and the watch has neither fired
-// nor been interrupted since the listing. It then decides on d's children as armDir does (a
+// slot's epoch (the grant's, which created the node) is live, and the watch has had no news (no
+// event, even one a sharer is reading just now: HasNews) and no interruption since the listing. It then decides on d's children as armDir does (a
 // conflicting contender listed behind us: the release deletes the node) and unlocks c.mu;
 // otherwise it reports false with c.mu still held. Called with c.mu held, the slot held.
 func (s *slot) useListed(d *listedDir) bool {
-	if d == nil || d.w == nil || d.w.HasFired() || s.session.Err() != nil {
+	if d == nil || d.w == nil || d.w.HasNews() || s.session.Err() != nil {
 		return false
 	}
 	select {
