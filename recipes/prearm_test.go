@@ -23,11 +23,12 @@ func TestPreArmedOnlyQuietAndInOrder(t *testing.T) {
 			}
 		}))
 	ctx := testCtx(t, 20*time.Second)
-	m, err := recipes.NewMutex(fw, "/prearm/"+t.Name())
+	dir := zktest.UniquePath(t, "/prearm")
+	m, err := recipes.NewMutex(fw, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := "/prearm/" + t.Name() + "/n"
+	p := dir + "/n"
 	if _, err := fw.Create(ctx, p, nil, framework.CreatingParents()); err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +41,7 @@ func TestPreArmedOnlyQuietAndInOrder(t *testing.T) {
 		t.Fatal("preArmed nil for a quiet watch set on the current connection")
 	}
 	proxy.DropConnections()
-	for s := range states {
-		if s == framework.Reconnected {
-			break
-		}
+	for zktest.Receive(t, states, 20*time.Second, "the reconnect") != framework.Reconnected {
 	}
 	if armed() {
 		t.Fatal("preArmed vouches for the node after a reconnect")

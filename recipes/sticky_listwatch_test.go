@@ -105,21 +105,9 @@ func TestStickyListedWatchEndsTheSlotOnAContender(t *testing.T) {
 	proxy, fa := proxiedFramework(t)
 	fb := testFramework(t)
 	p := madeDir(t, fb)
-	m, err := recipes.NewMutex(fa, p, recipes.WithSticky(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(testCtx(t, 10*time.Second))
 	proxy.ResetCounts()
-	l, err := m.Acquire(testCtx(t, 10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := l.Path()
-	if err := l.Release(testCtx(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	zktest.Eventually(t, 10*time.Second, "the slot to be idle", func() bool { return recipes.StickyIdle(m.Lock) })
+	m, node := stickyIdle(t, fa, p)
+	defer m.Close(testCtx(t, 10*time.Second))
 	if n := proxy.Requests()[zktest.OpGetChildren2]; n != 1 {
 		t.Fatalf("%d listings until the slot was idle, want 1 (its watch is the create's listing's)", n)
 	}

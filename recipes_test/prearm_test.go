@@ -3,7 +3,6 @@ package recipes_test
 import (
 	"context"
 	"path"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,46 +11,13 @@ import (
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
-// opLog records the operations a framework traced, for counting what a waiter sends.
-type opLog struct {
-	mu  sync.Mutex
-	ops []framework.Trace
-}
-
-func (l *opLog) add(tr framework.Trace) {
-	if tr.Kind != framework.TraceOperation {
-		return
-	}
-	l.mu.Lock()
-	l.ops = append(l.ops, tr)
-	l.mu.Unlock()
-}
-
-// since returns the operations traced from index i on, and the count so far.
-func (l *opLog) since(i int) ([]framework.Trace, int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]framework.Trace(nil), l.ops[i:]...), len(l.ops)
-}
-
-// saw reports whether an operation name on p has been traced.
-func (l *opLog) saw(name, p string) bool {
-	ops, _ := l.since(0)
-	for _, op := range ops {
-		if op.Name == name && op.Path == p && op.Err == nil {
-			return true
-		}
-	}
-	return false
-}
-
 // The first waiter behind a holder is granted by the holder's delete alone (its predecessor was
 // first in its listing). Our own node must still stand for that, and the watch set on it before
 // the wait proves it: between the holder's release and the grant, the waiter sends nothing.
 // Before, it read its own node after the wake: one round trip on the hand-off's critical path.
 func TestHandoffByDeleteSendsNoRequest(t *testing.T) {
 	zk, p := shared, lockPath(t)
-	var log opLog
+	var log traceLog
 	fa, fb := zktest.Connect(t, zk), zktest.Connect(t, zk, framework.WithTracer(log.add))
 	for _, cancellable := range []bool{true, false} {
 		la := mustAcquire(t, mustMutex(t, fa, p), 10*time.Second)
@@ -62,13 +28,13 @@ func TestHandoffByDeleteSendsNoRequest(t *testing.T) {
 		}
 		got := leaseAsync(t, "waiter", 30*time.Second, acquire)
 		zktest.Eventually(t, 10*time.Second, "the waiter to watch the holder", func() bool { return log.saw("getDataW", la.Path()) })
-		_, before := log.since(0)
+		_, before := log.opsFrom(0)
 		mustRelease(t, la)
 		lb := receive(t, got, "the waiter's grant")
 		if lb == nil {
 			t.FailNow()
 		}
-		sent, _ := log.since(before)
+		sent, _ := log.opsFrom(before)
 		if len(sent) != 0 {
 			var names []string
 			for _, op := range sent {
@@ -89,7 +55,7 @@ func TestHandoffByDeleteSendsNoRequest(t *testing.T) {
 func TestHandoffByDeleteAcrossReconnect(t *testing.T) {
 	zk, p := shared, lockPath(t)
 	proxy := zktest.NewProxy(t, zk.Servers()[0])
-	var log opLog
+	var log traceLog
 	fa, admin := zktest.Connect(t, zk), zktest.Connect(t, zk)
 	fb := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()),
 		framework.WithErrorPolicy(framework.SessionPolicy), framework.WithTracer(log.add))

@@ -25,6 +25,30 @@ func (l *traceLog) add(t framework.Trace) {
 	l.mu.Unlock()
 }
 
+// opsFrom returns the operations traced from index i of the log on, and the log's length.
+func (l *traceLog) opsFrom(i int) ([]framework.Trace, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var ops []framework.Trace
+	for _, t := range l.traces[i:] {
+		if t.Kind == framework.TraceOperation {
+			ops = append(ops, t)
+		}
+	}
+	return ops, len(l.traces)
+}
+
+// saw reports whether an operation name on p has succeeded.
+func (l *traceLog) saw(name, p string) bool {
+	ops, _ := l.opsFrom(0)
+	for _, op := range ops {
+		if op.Name == name && op.Path == p && op.Err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // names returns "kind/name" of every trace of kind k, in order.
 func (l *traceLog) names(k framework.TraceKind) []string {
 	l.mu.Lock()

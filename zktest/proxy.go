@@ -261,7 +261,7 @@ func (p *Proxy) unregister(c *proxyConn) {
 func (p *Proxy) forwardRequest(c *proxyConn, op, first int32, counted bool) (forward, cut bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.blackhole {
+	if p.blackhole || c.tainted { // a stream that lost a frame never carries another (TCP cannot)
 		c.tainted = true
 		return false, false
 	}
@@ -277,11 +277,13 @@ func (p *Proxy) forwardRequest(c *proxyConn, op, first int32, counted bool) (for
 	return true, false
 }
 
-// forwardReply reports whether a server frame passes (false: blackhole).
+// forwardReply reports whether a server frame passes (false: blackhole, or a connection that
+// lived through one: Blackhole(false) closes it, and until then it forwards nothing, since a
+// real stream never delivers a frame after one it lost).
 func (p *Proxy) forwardReply(c *proxyConn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.blackhole {
+	if p.blackhole || c.tainted {
 		c.tainted = true
 		return false
 	}
