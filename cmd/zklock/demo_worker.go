@@ -127,6 +127,11 @@ func (w *worker) lost(lease *recipes.Lease) error {
 func (w *worker) loseLock(ctx context.Context, lease *recipes.Lease, token int64, leave func()) error {
 	w.d.loss.done = true
 	w.d.say("worker %d: (scene) expiring worker %d's session on the server while it holds the lock...", w.id, w.id)
+	// The worker stops working on the resource before it gives its session up, so it leaves the
+	// process's holder count now: the next holder may be granted as soon as the server has
+	// deleted our node, before our client hears of the expiry (ZooKeeper tells the next waiter
+	// first; fencing, below, is what keeps a late write of ours out).
+	leave()
 	err := w.d.loss.expire(ctx)
 	w.d.loss.markExpired()
 	if err != nil {
@@ -136,7 +141,6 @@ func (w *worker) loseLock(ctx context.Context, lease *recipes.Lease, token int64
 	defer cancel()
 	select {
 	case <-lease.Done():
-		leave()
 		w.lost(lease)
 	case <-wctx.Done():
 		return errors.New("the expired session was not reported within 30s")
