@@ -63,7 +63,16 @@ func main() {
 	o.command = commandLine(os.Args[1:])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, o, os.Stdout, os.Stderr); err != nil {
+	do := run
+	switch {
+	case *pairChild != "":
+		do = func(ctx context.Context, o options, stdout, _ io.Writer) error {
+			return runPairChild(ctx, o.servers, stdout)
+		}
+	case *pairPeers != "":
+		do = runPairs
+	}
+	if err := do(ctx, o, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		stop()
 		os.Exit(1)
