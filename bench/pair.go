@@ -31,6 +31,8 @@ var (
 	pairPeers  = flag.String("pair", "", "pair mode: two comma-separated Go peers run each scenario of -only (default b8) at the same time, in processes of their own")
 	pairRounds = flag.Int("pair-rounds", 10, "pair mode: rounds (each runs the control pair and the pair)")
 	pairWindow = flag.Duration("pair-window", 3*time.Second, "pair mode: the timed window of each run (after a 0.5 s warm-up)")
+	pairEnvB   = flag.String("pair-env-b", "", "pair mode: space-separated NAME=VALUE settings for the second peer's process only (GOGC=200, GODEBUG=...)")
+	pairExecB  = flag.String("pair-exec-b", "", "pair mode: run the second peer from this bench binary (another revision, go build -o) instead of this one")
 	pairChild  = flag.String("pair-child", "", "internal: run one scenario (-pair-scenario, under -pair-root) with this peer and print its result as JSON")
 	pairScen   = flag.String("pair-scenario", "", "internal: the scenario id of -pair-child")
 	pairRoot   = flag.String("pair-root", "", "internal: the root znode of -pair-child")
@@ -124,11 +126,12 @@ func runPairs(ctx context.Context, o options, stdout, log io.Writer) error {
 	for r := 0; r < *pairRounds; r++ {
 		for _, id := range ids {
 			for _, c := range []struct {
-				b   string
-				out map[string][]pairRun
-			}{{names[0], control}, {names[1], pair}} {
+				b       string
+				out     map[string][]pairRun
+				control bool
+			}{{names[0], control, true}, {names[1], pair, false}} {
 				root := fmt.Sprintf("%s/r%d/%s", base, r, id)
-				run, err := runPairOnce(ctx, self, srv.connect, id, root, names[0], c.b, r%2 == 1)
+				run, err := runPairOnce(ctx, self, srv.connect, id, root, names[0], c.b, r%2 == 1, c.control)
 				if err != nil {
 					return err
 				}
@@ -144,7 +147,8 @@ func runPairs(ctx context.Context, o options, stdout, log io.Writer) error {
 
 // runPairOnce starts the two children at once and waits for both; swap starts b's first (the
 // one started second ran about 2 % slower in the controls: the rounds alternate).
-func runPairOnce(ctx context.Context, self, servers, id, root, a, b string, swap bool) (pairRun, error) {
+// control runs the first peer, as built and set, twice.
+func runPairOnce(ctx context.Context, self, servers, id, root, a, b string, swap, control bool) (pairRun, error) {
 	type out struct {
 		res harness.Result
 		err error
@@ -157,9 +161,16 @@ func runPairOnce(ctx context.Context, self, servers, id, root, a, b string, swap
 	for _, i := range order {
 		name := []string{a, b}[i]
 		ch[i] = make(chan out, 1)
-		cmd := exec.CommandContext(ctx, self, "-pair-child", name, "-pair-scenario", id,
+		bin, env := self, []string{"ZK_SERVERS=" + servers}
+		if i == 1 && !control {
+			if *pairExecB != "" {
+				bin = *pairExecB
+			}
+			env = append(env, strings.Fields(*pairEnvB)...)
+		}
+		cmd := exec.CommandContext(ctx, bin, "-pair-child", name, "-pair-scenario", id,
 			"-pair-root", fmt.Sprintf("%s/%d", root, i), "-pair-window", pairWindow.String())
-		cmd.Env = append(os.Environ(), "ZK_SERVERS="+servers)
+		cmd.Env = append(os.Environ(), env...)
 		var so, se bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &so, &se
 		if err := cmd.Start(); err != nil {
