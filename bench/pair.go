@@ -236,7 +236,7 @@ func writePairReport(w io.Writer, o options, names, ids []string, control, pair 
 		for _, c := range []struct {
 			label string
 			runs  []pairRun
-		}{{names[0] + " / " + names[0] + " (control)", control[id]}, {names[1] + " / " + names[0], pair[id]}} {
+		}{{names[0] + " / " + names[0] + " (control)", control[id]}, {names[1] + pairVariant() + " / " + names[0], pair[id]}} {
 			m, q1, q3, lo, hi := quartiles(ratios(c.runs, cpu))
 			am, aq1, aq3, _, _ := quartiles(ratios(c.runs, rate))
 			fa := func(f func(harness.Result) float64) string {
@@ -247,4 +247,19 @@ func writePairReport(w io.Writer, o options, names, ids []string, control, pair 
 				id, c.label, m, q1, q3, lo, hi, am, aq1, aq3, fa(cpu), fa(rate), fa(allocs))
 		}
 	}
+}
+
+// pairVariant names what -pair-env-b and -pair-exec-b change in the second peer's runs.
+func pairVariant() string {
+	var v []string
+	if *pairEnvB != "" {
+		v = append(v, *pairEnvB)
+	}
+	if *pairExecB != "" {
+		v = append(v, "built as "+*pairExecB)
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(v, ", ") + ")"
 }
