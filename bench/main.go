@@ -5,6 +5,7 @@
 //
 //	go run ./bench -out docs/benchmarks.md -history bench/results   # make bench: 3 repetitions, ~30 min on 2 cores (s: ~6.5 of them, loaded)
 //	go run ./bench -quick                    # make bench-quick: 1 short repetition, 3-4 min (s: ~2 of them, loaded)
+//	go run ./bench -pair go-zookeeper-zklock,zkrecipes -only b8,b64   # two Go peers at once, ratios per round (pair.go)
 //
 // It prints the markdown report to stdout and, with -out, writes it to that file. Curator and
 // kazoo run when their Debian packages are installed; when they are missing and the driver runs
