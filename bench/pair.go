@@ -33,6 +33,7 @@ var (
 	pairWindow = flag.Duration("pair-window", 3*time.Second, "pair mode: the timed window of each run (after a 0.5 s warm-up)")
 	pairEnvB   = flag.String("pair-env-b", "", "pair mode: space-separated NAME=VALUE settings for the second peer's process only (GOGC=200, GODEBUG=...)")
 	pairExecB  = flag.String("pair-exec-b", "", "pair mode: run the second peer from this bench binary (another revision, go build -o) instead of this one")
+	pairSeq    = flag.Bool("pair-seq", false, "pair mode: run the two processes of a round one after the other (alternating which goes first) instead of at the same time: the bench's operating point, with the machine's drift between them")
 	pairChild  = flag.String("pair-child", "", "internal: run one scenario (-pair-scenario, under -pair-root) with this peer and print its result as JSON")
 	pairScen   = flag.String("pair-scenario", "", "internal: the scenario id of -pair-child")
 	pairRoot   = flag.String("pair-root", "", "internal: the root znode of -pair-child")
@@ -185,6 +186,10 @@ func runPairOnce(ctx context.Context, self, servers, id, root, a, b string, swap
 			}
 			ch[i] <- o
 		}(i)
+		if *pairSeq { // one after the other: the bench's operating point, one client process at a time
+			o := <-ch[i]
+			ch[i] <- o
+		}
 	}
 	ra, rb := <-ch[0], <-ch[1]
 	return pairRun{ra.res, rb.res}, errors.Join(ra.err, rb.err)
@@ -222,11 +227,15 @@ func medianOf(runs []pairRun, f func(pairRun) float64) float64 {
 }
 
 func writePairReport(w io.Writer, o options, names, ids []string, control, pair map[string][]pairRun, took time.Duration) {
-	fmt.Fprintf(w, "# Pair mode: %s against %s, at the same time\n\n", names[1], names[0])
+	when := "at the same time"
+	if *pairSeq {
+		when = "one after the other (-pair-seq)"
+	}
+	fmt.Fprintf(w, "# Pair mode: %s against %s, %s\n\n", names[1], names[0], when)
 	fmt.Fprintf(w, "`%s`, %d rounds, window %s after a 0.5 s warm-up, %.1f min. Each round runs %s against itself "+
-		"(the control) and %s against %s, each peer in a process of its own, both at once, on one server "+
+		"(the control) and %s against %s, each peer in a process of its own, %s, on one server "+
 		"(forceSync=yes unless ZK_SERVERS). Ratios are per round, %s's figure over %s's; medians [q1–q3] (min–max).\n\n",
-		o.command, *pairRounds, *pairWindow, took.Minutes(), names[0], names[1], names[0], "the second", "the first")
+		o.command, *pairRounds, *pairWindow, took.Minutes(), names[0], names[1], names[0], when, "the second", "the first")
 	fmt.Fprintln(w, "| scenario | pair | client CPU per acq, ratio | acq/s, ratio | client CPU µs per acq (first / second) | acq/s (first / second) | heap allocs per acq (first / second) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	cpu := func(r harness.Result) float64 { return r.CPUUsPerOp }
