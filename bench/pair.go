@@ -154,6 +154,9 @@ func runPairOnce(ctx context.Context, self, servers, id, root, a, b string, swap
 		res harness.Result
 		err error
 	}
+	// A child runs one scenario: its connects, the warm-up and the window, well within this bound.
+	ctx, cancel := context.WithTimeout(ctx, *pairWindow+2*time.Minute)
+	defer cancel()
 	ch := make([]chan out, 2)
 	order := []int{0, 1}
 	if swap {
