@@ -26,12 +26,18 @@ const seqDigits = 10
 // Sort returns a new slice with children sorted stably, byte-wise on d.SortKey; children is
 // not modified and nothing is filtered out. A nil d sorts by the whole names. It computes
 // each key once, breaks ties by listing position (hence stable) and costs O(n log n) time
-// and two allocations (three when some key is not a sequence). When every key is ten decimal
+// and one allocation, the result, for up to 64 sequential children (two above that, or when
+// some key is not a sequence: then the keyed sort's two). When every key is ten decimal
 // digits (every sequential contender's), the keys sort as numbers, which for keys of one width
 // is the byte-wise order, at a fraction of its cost: the contended acquire sorts the whole
 // directory on every listing (issue 27).
 func Sort(d Driver, children []string) []string {
-	ns := make([]numbered, len(children))
+	var small [64]numbered // a directory of up to 64 contenders sorts without allocating its keys
+	ns := small[:0]
+	if len(children) > len(small) {
+		ns = make([]numbered, 0, len(children))
+	}
+	ns = ns[:len(children)]
 	for i, c := range children {
 		key := c
 		if d != nil {

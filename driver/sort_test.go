@@ -45,3 +45,30 @@ func TestSortSequencesAsBytes(t *testing.T) {
 		}
 	}
 }
+
+// The contended acquire sorts its directory on every listing (issue 27): up to 64 sequential
+// contenders cost one allocation, the result; more, or a key of another form, cost two.
+func TestSortAllocations(t *testing.T) {
+	names := func(n int, odd bool) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("_c_3f1c2a9e-9423-4e0c-a7b5-9f819e3ec2e1-lock-%010d", n-i)
+		}
+		if odd {
+			out[0] = "lock-fixed"
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		n    int
+		odd  bool
+		want float64
+	}{{8, false, 1}, {64, false, 1}, {65, false, 2}, {8, true, 2}} {
+		children := names(tc.n, tc.odd)
+		d := Exclusive()
+		got := testing.AllocsPerRun(50, func() { _ = Sort(d, children) })
+		if got != tc.want {
+			t.Errorf("Sort of %d children (a non-sequence among them: %v): %v allocations, want %v", tc.n, tc.odd, got, tc.want)
+		}
+	}
+}

@@ -108,16 +108,23 @@ func op[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, erro
 // create that runs on a goroutine of its own (withInline). It counts the request and maps errors:
 // ErrClosed once closed, sentinels for go-zookeeper's "unknown error" codes.
 func call[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error) {
-	return runRequest(f, ctx, fn, nil)
+	v, err, _ := runRequest(f, ctx, fn, false)
+	return v, err
 }
 
 // callTracked is call that also returns a channel closed when the request has finished (even if
-// ctx ended first), for cleanups that must not race with it.
+// ctx ended first), for cleanups that must not race with it. A request that ran on the caller's
+// goroutine has finished when callTracked returns: its channel is one closed already, made once.
 func callTracked[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, error, <-chan struct{}) {
-	finished := make(chan struct{})
-	v, err := runRequest(f, ctx, fn, finished)
-	return v, err, finished
+	return runRequest(f, ctx, fn, true)
 }
+
+// finishedAlready is callTracked's channel for a request that ended before it returned.
+var finishedAlready = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // endRequest marks a request begun by enter as ended, and closes finished if there is one.
 func (f *Framework) endRequest(finished chan struct{}) {
@@ -132,20 +139,23 @@ type result[T any] struct {
 	err error
 }
 
-// runRequest is call; finished, when not nil, is closed once the request has ended (or never ran).
-func runRequest[T any](f *Framework, ctx context.Context, fn func() (T, error), finished chan struct{}) (T, error) {
+// runRequest is call; with track, it also returns a channel closed once the request has ended
+// (or never ran): finishedAlready when it ended before runRequest returns (it ran on the
+// caller's goroutine, or never ran), so that the common case allocates no channel.
+func runRequest[T any](f *Framework, ctx context.Context, fn func() (T, error), track bool) (T, error, <-chan struct{}) {
 	var zero T
 	if !f.enter() {
-		if finished != nil {
-			close(finished)
-		}
-		return zero, ErrClosed
+		return zero, ErrClosed, finishedAlready
 	}
 	f.requests.Add(1)
 	if ctx.Done() == nil || inlined(ctx) { // nobody leaves the request early: no goroutine beside it
-		defer f.endRequest(finished)
+		defer f.endRequest(nil)
 		v, err := fn()
-		return v, f.callError(err)
+		return v, f.callError(err), finishedAlready
+	}
+	var finished chan struct{}
+	if track {
+		finished = make(chan struct{})
 	}
 	ch := make(chan result[T], 1)
 	f.Go(func() {
@@ -155,10 +165,18 @@ func runRequest[T any](f *Framework, ctx context.Context, fn func() (T, error), 
 	})
 	select {
 	case r := <-ch:
-		return r.v, f.callError(r.err)
+		return r.v, f.callError(r.err), finishedOr(finished)
 	case <-ctx.Done():
-		return zero, ctx.Err()
+		return zero, ctx.Err(), finishedOr(finished)
 	}
+}
+
+// finishedOr is finished, or finishedAlready when no channel was asked for.
+func finishedOr(finished chan struct{}) <-chan struct{} {
+	if finished == nil {
+		return finishedAlready
+	}
+	return finished
 }
 
 // callError maps a go-zookeeper error: sentinels for its "unknown error" codes, ErrClosed for a

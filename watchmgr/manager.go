@@ -28,7 +28,7 @@ type Manager struct {
 	watches sync.WaitGroup             // Events forwarders still running
 	tracked map[*zkWatch]struct{}      // go-zookeeper watches that may still be live; pruned as they fire
 	byKey   map[watchKey]*zkWatch      // the latest watch of each kind and path, for Reserve
-	pending map[watchKey]chan struct{} // registrations in progress, closed when they end
+	pending map[watchKey]*Registration // registrations in progress
 	gen     uint64                     // session generation: incremented at each expiry
 	pruneAt int                        // prune tracked when it reaches this size
 	hooks   map[*fireHook]struct{}     // OnFire registrations not yet run (onfire.go)
@@ -50,7 +50,7 @@ func New(logger *slog.Logger) *Manager {
 
 		tracked: make(map[*zkWatch]struct{}),
 		byKey:   make(map[watchKey]*zkWatch),
-		pending: make(map[watchKey]chan struct{}),
+		pending: make(map[watchKey]*Registration),
 		pruneAt: minPrune,
 	}
 	go m.dispatch()

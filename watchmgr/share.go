@@ -21,7 +21,13 @@ type Registration struct {
 	key  watchKey
 	intr <-chan struct{}
 	once sync.Once
-	wake chan struct{}
+	wake chan struct{} // made by the first Reserve that waits for it (m.mu guards); closed at its end
+	// first is the watch its Track makes, allocated with it: one allocation for the
+	// reservation and the watch it becomes (issue 27).
+	first struct {
+		w Watch
+		s zkWatch
+	}
 }
 
 // Reserve returns a Watch that shares the live go-zookeeper watch of (kind, path) in the current
@@ -40,23 +46,26 @@ func (m *Manager) Reserve(ctx context.Context, kind Kind, path string) (*Watch, 
 			m.mu.Unlock()
 			return w, nil, nil
 		}
-		wait := m.pending[key]
-		if wait == nil || m.closed {
-			r := &Registration{m: m, key: key, intr: m.intr, wake: make(chan struct{})}
+		other := m.pending[key]
+		if other == nil || m.closed {
+			r := &Registration{m: m, key: key, intr: m.intr}
 			if !m.closed {
-				m.pending[key] = r.wake
+				m.pending[key] = r
 			}
 			m.mu.Unlock()
 			return nil, r, nil
 		}
-		intr := m.intr
+		if other.wake == nil {
+			other.wake = make(chan struct{})
+		}
+		wait, intr := other.wake, m.intr
 		m.mu.Unlock()
 		select {
 		case <-wait:
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		case <-m.quit: // closing: register unshared, Track yields a closed watch
-			return nil, &Registration{m: m, key: key, intr: intr, wake: make(chan struct{})}, nil
+			return nil, &Registration{m: m, key: key, intr: intr}, nil
 		}
 	}
 }
@@ -70,7 +79,7 @@ func (r *Registration) Track(ch <-chan zk.Event) *Watch { return r.TrackOn(ch, n
 func (r *Registration) TrackOn(ch <-chan zk.Event, conn any) *Watch {
 	var w *Watch
 	r.once.Do(func() {
-		w = r.m.track(r.key.kind, r.key.path, ch, r.intr, conn)
+		w = r.m.trackInto(&r.first.w, &r.first.s, r.key.kind, r.key.path, ch, r.intr, conn)
 		r.release()
 	})
 	if w == nil {
@@ -86,10 +95,13 @@ func (r *Registration) Cancel() { r.once.Do(r.release) }
 // release ends the reservation and wakes the Reserve calls waiting for it.
 func (r *Registration) release() {
 	r.m.mu.Lock()
-	if r.m.pending[r.key] == r.wake {
+	if r.m.pending[r.key] == r {
 		delete(r.m.pending, r.key)
 		delete(r.m.early, r.key)
 	}
+	wake := r.wake
 	r.m.mu.Unlock()
-	close(r.wake)
+	if wake != nil {
+		close(wake)
+	}
 }

@@ -117,3 +117,22 @@ func TestReserveWaitersShareTheRegisteredWatch(t *testing.T) {
 		t.Fatalf("Live = %d, want 1", m.Live())
 	}
 }
+
+// A reservation and the watch its Track makes are one allocation, and its wake channel is made
+// only for a Reserve that waits (issue 27): a registration nobody waits for costs the
+// Registration and the watch's two channels.
+func TestRegistrationAllocations(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	ctx := context.Background()
+	got := testing.AllocsPerRun(100, func() {
+		_, r, err := m.Reserve(ctx, Data, "/allocs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Track(nil) // untracked: no map entry, so the count is the registration's alone
+	})
+	if got > 3 {
+		t.Errorf("Reserve and Track: %v allocations, want at most 3", got)
+	}
+}

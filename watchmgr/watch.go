@@ -97,8 +97,14 @@ func (m *Manager) Track(kind Kind, path string, ch <-chan zk.Event) *Watch {
 
 // track is Track with the interruption channel taken by the caller earlier.
 func (m *Manager) track(kind Kind, path string, ch <-chan zk.Event, intr <-chan struct{}, origin any) *Watch {
-	s := &zkWatch{kind: kind, path: path, quit: m.quit, m: m, raw: ch, turn: make(chan struct{}, 1),
-		done: make(chan struct{}), origin: origin}
+	return m.trackInto(new(Watch), new(zkWatch), kind, path, ch, intr, origin)
+}
+
+// trackInto is track into w and s, zero values the caller allocated (a Registration carries
+// them: one allocation for both and the reservation).
+func (m *Manager) trackInto(w *Watch, s *zkWatch, kind Kind, path string, ch <-chan zk.Event, intr <-chan struct{}, origin any) *Watch {
+	s.kind, s.path, s.quit, s.m, s.raw, s.origin = kind, path, m.quit, m, ch, origin
+	s.turn, s.done = make(chan struct{}, 1), make(chan struct{})
 	m.mu.Lock()
 	s.gen = m.gen
 	closed := m.closed
@@ -118,7 +124,8 @@ func (m *Manager) track(kind Kind, path string, ch <-chan zk.Event, intr <-chan 
 	if closed {
 		s.fire(closingEvent(path))
 	}
-	return &Watch{s: s, intr: intr}
+	w.s, w.intr = s, intr
+	return w
 }
 
 // prune forgets the tracked watches that have fired; m.mu is held.
