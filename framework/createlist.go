@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -95,6 +96,11 @@ func (f *Framework) createAndList(ctx context.Context, p string, data []byte, op
 		}
 	})
 	var c created
+	// Let the create's goroutine run first, when it can on this P: it queues its request, which
+	// go-zookeeper's send loop writes, before this goroutine looks, so that it need not park on
+	// written and be woken (a hand-off per acquisition, issue 27). Only a hint to the scheduler:
+	// the select below still waits for the write.
+	runtime.Gosched()
 	select {
 	case <-written:
 	case c = <-done:
@@ -112,6 +118,12 @@ func (f *Framework) createAndList(ctx context.Context, p string, data []byte, op
 	kids, stat, w, lerr := list()
 	if h := f.createHooks.Load(); h != nil && h.collect != nil {
 		h.collect(ctx)
+	}
+	if len(done) == 0 {
+		// The create's reply came before the listing's, usually in the same read, and readied
+		// its goroutine before this one: let it hand its result over rather than park here and
+		// be woken by it (issue 27). Again only a hint.
+		runtime.Gosched()
 	}
 	select {
 	case c = <-done:
