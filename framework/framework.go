@@ -54,6 +54,7 @@ type Framework struct {
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
 	authDone chan struct{} // closed once the digest credentials were sent (or none are configured)
+	authed   atomic.Bool   // authDone is closed: a request checks it without a select (issue 27)
 	sockets  *connTracker
 }
 
@@ -99,7 +100,7 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 	if cfg.auth {
 		f.goBackground(f.addAuth)
 	} else {
-		close(f.authDone)
+		f.endAuth()
 	}
 	return f, nil
 }
@@ -180,10 +181,16 @@ func (f *Framework) onZKEvent(ev zk.Event) {
 	f.wmCB(ev)
 }
 
+// endAuth lets requests go: the credentials were sent, or none are configured.
+func (f *Framework) endAuth() {
+	f.authed.Store(true)
+	close(f.authDone)
+}
+
 // addAuth sends the digest credentials once connected (go-zookeeper re-sends them on reconnect).
 // Operations wait for it, so that none runs unauthenticated.
 func (f *Framework) addAuth(ctx context.Context) {
-	defer close(f.authDone)
+	defer f.endAuth()
 	auth := []byte(f.cfg.authUser + ":" + f.cfg.authPass)
 	err := retry.Do(ctx, retry.Forever(100*time.Millisecond), f.classify, func(ctx context.Context) error {
 		if err := f.waitConnectedBounded(ctx); err != nil {

@@ -45,10 +45,12 @@ func (f *Framework) retry(ctx context.Context, op func(ctx context.Context) erro
 		opts = f.retryNotify
 	}
 	return retry.Do(ctx, f.cfg.retry, f.classify, func(ctx context.Context) error {
-		select {
-		case <-f.authDone:
-		case <-ctx.Done():
-			return ctx.Err()
+		if !f.authed.Load() {
+			select {
+			case <-f.authDone:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		if err := f.waitConnectedBounded(ctx); err != nil {
 			return err

@@ -162,13 +162,21 @@ func (n *node) letGo() bool {
 	if n.end() {
 		n.lock.event(eventReleased, n.path, time.Since(n.since), nil)
 	}
-	if errors.Is(context.Cause(n.ctx), ErrLockLost) {
+	// The usual cause is releasedError (just above): a type check, before errors.Is's walk of
+	// lose's chain (issue 27).
+	if cause := context.Cause(n.ctx); !isReleased(cause) && errors.Is(cause, ErrLockLost) {
 		if !already {
 			n.fw.DeleteInBackground(n.path)
 		}
 		return false
 	}
 	return true
+}
+
+// isReleased reports whether err is a released lease's cause, releasedError.
+func isReleased(err error) bool {
+	_, ok := err.(releasedError)
+	return ok
 }
 
 // deleteNow deletes a node that letGo let go of, with a guaranteed delete bounded by ctx.

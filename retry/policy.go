@@ -32,8 +32,13 @@ type validator interface {
 // nil policy or one of this package's policies built from invalid arguments. Policies
 // defined elsewhere are checked only if they have a `Validate() error` method.
 func Validate(p Policy) error {
-	if p == nil {
+	switch q := p.(type) { // this package's usual policies first: Do checks on every call (issue 27)
+	case nil:
 		return fmt.Errorf("%w: nil policy", ErrInvalidPolicy)
+	case exponentialPolicy:
+		return q.err
+	case fixedPolicy:
+		return q.err
 	}
 	if v, ok := p.(validator); ok {
 		return v.Validate()

@@ -31,7 +31,7 @@ type Manager struct {
 	pending map[watchKey]*Registration // registrations in progress
 	gen     uint64                     // session generation: incremented at each expiry
 	pruneAt int                        // prune tracked when it reaches this size
-	hooks   map[*fireHook]struct{}     // OnFire registrations not yet run (onfire.go)
+	hooks   hookList                   // OnFire registrations not yet run (onfire.go)
 	early   map[watchKey]struct{}      // pending registrations whose event came before Track
 }
 

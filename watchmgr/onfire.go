@@ -9,10 +9,50 @@ import "github.com/go-zookeeper/zk"
 // (conn.go: sendEvent, then notifyWatches), so a callback run from here may Wait on the watch:
 // the event is in the channel or about to be.
 
-// fireHook is one OnFire registration.
+// fireHook is one OnFire registration, linked in the Manager's list while registered.
 type fireHook struct {
-	s  *zkWatch
-	fn func(zk.Event)
+	s          *zkWatch
+	fn         func(zk.Event)
+	prev, next *fireHook
+}
+
+// hookList is the Manager's registered hooks, a doubly linked list: a registration and its
+// removal cost no map operation and no allocation beyond the hook (issue 27). m.mu guards it.
+type hookList struct{ head *fireHook }
+
+// len counts the hooks (for tests).
+func (l *hookList) len() int {
+	n := 0
+	for h := l.head; h != nil; h = h.next {
+		n++
+	}
+	return n
+}
+
+// add links h first.
+func (l *hookList) add(h *fireHook) {
+	h.prev, h.next = nil, l.head
+	if l.head != nil {
+		l.head.prev = h
+	}
+	l.head = h
+}
+
+// remove unlinks h, and reports whether it was linked.
+func (l *hookList) remove(h *fireHook) bool {
+	switch {
+	case h.prev != nil:
+		h.prev.next = h.next
+	case l.head == h:
+		l.head = h.next
+	default:
+		return false
+	}
+	if h.next != nil {
+		h.next.prev = h.prev
+	}
+	h.prev, h.next = nil, nil
+	return true
 }
 
 // OnFire arranges for fn to run once when the watch has news: go-zookeeper's event for it is
@@ -32,10 +72,7 @@ func (w *Watch) OnFire(fn func(zk.Event)) (stop func() bool, now bool) {
 		return nil, true
 	}
 	h := &fireHook{s: s, fn: fn}
-	if m.hooks == nil {
-		m.hooks = make(map[*fireHook]struct{})
-	}
-	m.hooks[h] = struct{}{}
+	m.hooks.add(h)
 	s.hooks = append(s.hooks, h)
 	return func() bool { return m.unhook(h) }, false
 }
@@ -44,10 +81,9 @@ func (w *Watch) OnFire(fn func(zk.Event)) (stop func() bool, now bool) {
 func (m *Manager) unhook(h *fireHook) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.hooks[h]; !ok {
+	if !m.hooks.remove(h) {
 		return false
 	}
-	delete(m.hooks, h)
 	hs := h.s.hooks
 	for i, x := range hs {
 		if x == h {
@@ -120,7 +156,7 @@ func (m *Manager) NodeEvent(t zk.EventType, path string) {
 // takeHooks removes s's OnFire registrations and appends their callbacks to fns; m.mu is held.
 func (m *Manager) takeHooks(s *zkWatch, fns []func(zk.Event)) []func(zk.Event) {
 	for _, h := range s.hooks {
-		delete(m.hooks, h)
+		m.hooks.remove(h)
 		fns = append(fns, h.fn)
 	}
 	clear(s.hooks)
@@ -132,11 +168,14 @@ func (m *Manager) takeHooks(s *zkWatch, fns []func(zk.Event)) []func(zk.Event) {
 // A session interruption or the Manager's end is news for every watch.
 func (m *Manager) takeAllHooks() []func(zk.Event) {
 	var fns []func(zk.Event)
-	for h := range m.hooks {
+	for h := m.hooks.head; h != nil; {
+		next := h.next
 		fns = append(fns, h.fn)
 		clear(h.s.hooks)
 		h.s.hooks = h.s.hooks[:0]
+		h.prev, h.next = nil, nil
+		h = next
 	}
-	clear(m.hooks)
+	m.hooks.head = nil
 	return fns
 }

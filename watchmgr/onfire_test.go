@@ -69,7 +69,7 @@ func TestOnFire(t *testing.T) {
 				t.Fatal("stop after the callback = true, want false")
 			}
 			m.mu.Lock()
-			left := len(m.hooks)
+			left := m.hooks.len()
 			m.mu.Unlock()
 			wantLeft := 0 // fired or stopped: nothing is kept
 			if tc.want == 0 && !tc.stop {

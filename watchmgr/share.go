@@ -79,8 +79,10 @@ func (r *Registration) Track(ch <-chan zk.Event) *Watch { return r.TrackOn(ch, n
 func (r *Registration) TrackOn(ch <-chan zk.Event, conn any) *Watch {
 	var w *Watch
 	r.once.Do(func() {
-		w = r.m.trackInto(&r.first.w, &r.first.s, r.key.kind, r.key.path, ch, r.intr, conn)
-		r.release()
+		w = r.m.trackInto(&r.first.w, &r.first.s, r.key.kind, r.key.path, ch, r.intr, conn, r)
+		if r.wake != nil { // read after trackInto's unlock: no Reserve can find r any more
+			close(r.wake)
+		}
 	})
 	if w == nil {
 		w = r.m.track(r.key.kind, r.key.path, ch, r.intr, conn)
@@ -95,13 +97,18 @@ func (r *Registration) Cancel() { r.once.Do(r.release) }
 // release ends the reservation and wakes the Reserve calls waiting for it.
 func (r *Registration) release() {
 	r.m.mu.Lock()
-	if r.m.pending[r.key] == r {
-		delete(r.m.pending, r.key)
-		delete(r.m.early, r.key)
-	}
+	r.unpend()
 	wake := r.wake
 	r.m.mu.Unlock()
 	if wake != nil {
 		close(wake)
+	}
+}
+
+// unpend ends the reservation in the Manager's books; m.mu is held.
+func (r *Registration) unpend() {
+	if r.m.pending[r.key] == r {
+		delete(r.m.pending, r.key)
+		delete(r.m.early, r.key)
 	}
 }

@@ -97,12 +97,14 @@ func (m *Manager) Track(kind Kind, path string, ch <-chan zk.Event) *Watch {
 
 // track is Track with the interruption channel taken by the caller earlier.
 func (m *Manager) track(kind Kind, path string, ch <-chan zk.Event, intr <-chan struct{}, origin any) *Watch {
-	return m.trackInto(new(Watch), new(zkWatch), kind, path, ch, intr, origin)
+	return m.trackInto(new(Watch), new(zkWatch), kind, path, ch, intr, origin, nil)
 }
 
 // trackInto is track into w and s, zero values the caller allocated (a Registration carries
-// them: one allocation for both and the reservation).
-func (m *Manager) trackInto(w *Watch, s *zkWatch, kind Kind, path string, ch <-chan zk.Event, intr <-chan struct{}, origin any) *Watch {
+// them: one allocation for both and the reservation). A non-nil r is the reservation this
+// watch ends, under the same lock (see Registration.release); its wake channel is closed by
+// the caller.
+func (m *Manager) trackInto(w *Watch, s *zkWatch, kind Kind, path string, ch <-chan zk.Event, intr <-chan struct{}, origin any, r *Registration) *Watch {
 	s.kind, s.path, s.quit, s.m, s.raw, s.origin = kind, path, m.quit, m, ch, origin
 	s.turn, s.done = make(chan struct{}, 1), make(chan struct{})
 	m.mu.Lock()
@@ -119,6 +121,9 @@ func (m *Manager) trackInto(w *Watch, s *zkWatch, kind Kind, path string, ch <-c
 			delete(m.early, watchKey{kind, path})
 			s.notified = true
 		}
+	}
+	if r != nil {
+		r.unpend()
 	}
 	m.mu.Unlock()
 	if closed {
