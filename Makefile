@@ -20,7 +20,7 @@ test: deps-test vet
 # corpora (and any failing input saved under testdata/fuzz) already run in 'make test'.
 FUZZTIME ?= 30s
 FUZZ_TARGETS = ./driver:FuzzNames ./driver:FuzzEvaluate ./recipes:FuzzIdentity ./recipes:FuzzRecipeOf \
-	./cmd/zklock:FuzzFlags ./cmd/zklock:FuzzPrintable ./framework:FuzzProtectedName
+	./cmd/zklock:FuzzFlags ./cmd/zklock:FuzzPrintable ./framework:FuzzProtectedName ./framework:FuzzSplitPath
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  echo "fuzz $${t%%:*} $${t##*:} for $(FUZZTIME)"; \

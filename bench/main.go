@@ -182,13 +182,19 @@ func emit(d *runData, out string, stdout io.Writer) error {
 	if err := writeReport(&b, d); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(stdout, b.String()); err != nil {
+	return emitText(b.String(), out, stdout)
+}
+
+// emitText writes a report to stdout and, if out is set, to that file (-out; the pair mode's
+// report too).
+func emitText(text, out string, stdout io.Writer) error {
+	if _, err := io.WriteString(stdout, text); err != nil {
 		return err
 	}
 	if out == "" {
 		return nil
 	}
-	return os.WriteFile(out, []byte(b.String()), 0o644)
+	return os.WriteFile(out, []byte(text), 0o644)
 }
 
 // startProfile starts a CPU profile into path ("" = none) and returns its stop function.

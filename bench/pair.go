@@ -142,8 +142,9 @@ func runPairs(ctx context.Context, o options, stdout, log io.Writer) error {
 			}
 		}
 	}
-	writePairReport(stdout, o, names, ids, control, pair, time.Since(started))
-	return nil
+	var b strings.Builder
+	writePairReport(&b, o, names, ids, control, pair, time.Since(started))
+	return emitText(b.String(), o.out, stdout)
 }
 
 // runPairOnce starts the two children at once and waits for both; swap starts b's first (the

@@ -2,6 +2,9 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
@@ -43,5 +46,19 @@ func TestPairRefusesWhatItCannotRun(t *testing.T) {
 	}
 	if _, err := pairScenario("zz"); err == nil {
 		t.Fatal("pairScenario accepted an unknown id")
+	}
+}
+
+// The pair mode's report goes to -out too, as the plan's does: session 15 found it only on
+// stdout.
+func TestEmitTextWritesOut(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "report.md")
+	var stdout strings.Builder
+	if err := emitText("# Pair mode\n", out, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil || string(got) != "# Pair mode\n" || stdout.String() != "# Pair mode\n" {
+		t.Fatalf("file %q (%v), stdout %q; want the report in both", got, err, stdout.String())
 	}
 }

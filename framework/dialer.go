@@ -213,10 +213,10 @@ func (t *connTracker) sawFrame(frame []byte) {
 	if n < 0 || len(frame) < at+4+n {
 		return
 	}
-	full := string(frame[at+4 : at+4+n])
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, ch := range t.creates[full] {
+	for _, ch := range t.creates[string(frame[at+4:at+4+n])] { // a lookup by the bytes: no copy
+
 		select {
 		case <-ch:
 		default:

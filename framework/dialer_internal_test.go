@@ -59,3 +59,24 @@ func TestTrackedConnBuffersFrames(t *testing.T) {
 		t.Fatalf("%d socket reads for %d frames, want 1", n, len(bodies))
 	}
 }
+
+// sawFrame runs on go-zookeeper's send loop for every frame written while a CreateAndList
+// waits: it looks the create's path up without copying it (issue 27), and wakes its waiter.
+func TestSawFrameFindsTheCreateWithoutAllocating(t *testing.T) {
+	tr := newConnTracker(nil, nil)
+	const full = "/locks/_c_3f1c2a9e-9423-4e0c-a7b5-9f819e3ec2e1-lock-"
+	frame := make([]byte, 16+len(full))
+	binary.BigEndian.PutUint32(frame[8:], 15) // create2
+	binary.BigEndian.PutUint32(frame[12:], uint32(len(full)))
+	copy(frame[16:], full)
+	written, stop := tr.awaitCreate(full)
+	defer stop()
+	if got := testing.AllocsPerRun(100, func() { tr.sawFrame(frame) }); got != 0 {
+		t.Errorf("sawFrame: %v allocations per frame, want 0", got)
+	}
+	select {
+	case <-written:
+	default:
+		t.Fatal("the create's frame did not wake its waiter")
+	}
+}

@@ -61,10 +61,21 @@ func init() {
 // newProtectedCreate prepares a protected create of p (namespace-relative).
 func (f *Framework) newProtectedCreate(p string, data []byte, cc *createConfig) *protectedCreate {
 	full := f.full(p)
-	pc := &protectedCreate{f: f, parent: path.Dir(full), prefix: ProtectedPrefix((*newProtectedID.Load())(f)),
+	parent, base := splitPath(full)
+	pc := &protectedCreate{f: f, parent: parent, prefix: ProtectedPrefix((*newProtectedID.Load())(f)),
 		data: data, cc: cc}
-	pc.full = joinChild(pc.parent, pc.prefix+path.Base(full))
+	pc.full = joinChild(pc.parent, pc.prefix+base)
 	return pc
+}
+
+// splitPath is path.Dir and path.Base of a validated absolute path (no trailing or doubled
+// slash, not "/"), without path.Dir's cleaning (issue 27: every protected create).
+func splitPath(p string) (dir, base string) {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/", p[i+1:]
+	}
+	return p[:i], p[i+1:]
 }
 
 // run creates with the protection prefix. Before each retry it lists the parent and adopts a node

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -41,9 +42,8 @@ type node struct {
 	mu       sync.Mutex
 	released bool        // the owner let go, or the grace passed: the node is being deleted
 	grace    *time.Timer // runs while lost and not yet released
-	onEnd    func()      // optional: runs once when the node is released or lost
 	stopOwn  func() bool // stops the own watch's handler (ownwatch.go); nil until it is set
-	endOnce  sync.Once
+	ended    atomic.Bool // end ran: the node no longer counts in its lock's held
 }
 
 // newNode ties a node granted by lock to its session epoch with context.AfterFunc, so no
@@ -59,7 +59,7 @@ func newNode(lock *Lock, g grant) *node {
 	}
 	lock.held.Add(1)
 	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, session: g.session, sess: g.session.ID(),
-		since: time.Now(), ctx: ctx, cancel: cancel, slot: g.slot, visit: g.visit, onEnd: func() { lock.held.Add(-1) }}
+		since: time.Now(), ctx: ctx, cancel: cancel, slot: g.slot, visit: g.visit}
 	lock.mine.Store(path.Base(g.path), struct{}{})
 	sess := g.session
 	// The epoch's callback may run at once, on another goroutine: n is whole by now.
@@ -110,14 +110,14 @@ func (n *node) graceOver() {
 	n.fw.DeleteInBackground(n.path)
 }
 
-// end runs onEnd once, and reports whether this call did.
+// end stops counting the node in its lock's held (IsAcquiredInThisProcess), once, and reports
+// whether this call did.
 func (n *node) end() bool {
-	first := false
-	n.endOnce.Do(func() {
-		first = true
-		n.onEnd()
-	})
-	return first
+	if !n.ended.CompareAndSwap(false, true) {
+		return false
+	}
+	n.lock.held.Add(-1)
+	return true
 }
 
 // release lets go of the node. A held node is deleted with a guaranteed delete bounded by ctx:
