@@ -30,7 +30,8 @@ import (
 var (
 	pairPeers  = flag.String("pair", "", "pair mode: two comma-separated Go peers run each scenario of -only (default b8) at the same time, in processes of their own")
 	pairRounds = flag.Int("pair-rounds", 10, "pair mode: rounds (each runs the control pair and the pair)")
-	pairWindow = flag.Duration("pair-window", 3*time.Second, "pair mode: the timed window of each run (after a 0.5 s warm-up)")
+	pairWindow = flag.Duration("pair-window", 3*time.Second, "pair mode: the timed window of each run (after -pair-warmup)")
+	pairWarmup = flag.Duration("pair-warmup", 500*time.Millisecond, "pair mode: how long each run contends before its timed window")
 	pairEnvB   = flag.String("pair-env-b", "", "pair mode: space-separated NAME=VALUE settings for the second peer's process only (GOGC=200, GODEBUG=...)")
 	pairExecB  = flag.String("pair-exec-b", "", "pair mode: run the second peer from this bench binary (another revision, go build -o) instead of this one")
 	pairSeq    = flag.Bool("pair-seq", false, "pair mode: run the two processes of a round one after the other (alternating which goes first) instead of at the same time: the bench's operating point, with the machine's drift between them")
@@ -50,7 +51,7 @@ func pairScenario(id string) (harness.Scenario, error) {
 		if s.ID == id {
 			sc := s.Scenario
 			if sc.Duration > 0 {
-				sc.Warmup, sc.Duration = 500*time.Millisecond, *pairWindow
+				sc.Warmup, sc.Duration = *pairWarmup, *pairWindow
 			}
 			return sc, nil
 		}
@@ -156,7 +157,7 @@ func runPairOnce(ctx context.Context, self, servers, id, root, a, b string, swap
 		err error
 	}
 	// A child runs one scenario: its connects, the warm-up and the window, well within this bound.
-	ctx, cancel := context.WithTimeout(ctx, *pairWindow+2*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, *pairWarmup+*pairWindow+2*time.Minute)
 	defer cancel()
 	ch := make([]chan out, 2)
 	order := []int{0, 1}
@@ -173,8 +174,12 @@ func runPairOnce(ctx context.Context, self, servers, id, root, a, b string, swap
 			}
 			env = append(env, strings.Fields(*pairEnvB)...)
 		}
-		cmd := exec.CommandContext(ctx, bin, "-pair-child", name, "-pair-scenario", id,
-			"-pair-root", fmt.Sprintf("%s/%d", root, i), "-pair-window", pairWindow.String())
+		args := []string{"-pair-child", name, "-pair-scenario", id,
+			"-pair-root", fmt.Sprintf("%s/%d", root, i), "-pair-window", pairWindow.String()}
+		if *pairWarmup != 500*time.Millisecond { // only then: a -pair-exec-b binary older than the flag still runs
+			args = append(args, "-pair-warmup", pairWarmup.String())
+		}
+		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Env = append(os.Environ(), env...)
 		var so, se bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &so, &se
@@ -236,10 +241,10 @@ func writePairReport(w io.Writer, o options, names, ids []string, control, pair 
 		when = "one after the other (-pair-seq)"
 	}
 	fmt.Fprintf(w, "# Pair mode: %s against %s, %s\n\n", names[1], names[0], when)
-	fmt.Fprintf(w, "`%s`, %d rounds, window %s after a 0.5 s warm-up, %.1f min. Each round runs %s against itself "+
+	fmt.Fprintf(w, "`%s`, %d rounds, window %s after a %s warm-up, %.1f min. Each round runs %s against itself "+
 		"(the control) and %s against %s, each peer in a process of its own, %s, on one server "+
 		"(forceSync=yes unless ZK_SERVERS). Ratios are per round, %s's figure over %s's; medians [q1–q3] (min–max).\n\n",
-		o.command, *pairRounds, *pairWindow, took.Minutes(), names[0], names[1], names[0], when, "the second", "the first")
+		o.command, *pairRounds, *pairWindow, *pairWarmup, took.Minutes(), names[0], names[1], names[0], when, "the second", "the first")
 	fmt.Fprintln(w, "| scenario | pair | client CPU per acq, ratio | acq/s, ratio | client CPU µs per acq (first / second) | acq/s (first / second) | heap allocs per acq (first / second) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	cpu := func(r harness.Result) float64 { return r.CPUUsPerOp }

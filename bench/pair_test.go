@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 )
@@ -60,5 +61,19 @@ func TestEmitTextWritesOut(t *testing.T) {
 	got, err := os.ReadFile(out)
 	if err != nil || string(got) != "# Pair mode\n" || stdout.String() != "# Pair mode\n" {
 		t.Fatalf("file %q (%v), stdout %q; want the report in both", got, err, stdout.String())
+	}
+}
+
+// -pair-warmup sets how long each run contends before its window (the default 0.5 s is the
+// bench's): session 15 asked whether a process's first seconds explain the short windows' gap.
+func TestPairScenarioTakesTheWarmup(t *testing.T) {
+	defer func(w time.Duration) { *pairWarmup = w }(*pairWarmup)
+	*pairWarmup = 7 * time.Second
+	sc, err := pairScenario(idCont8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Warmup != 7*time.Second || sc.Duration != *pairWindow {
+		t.Fatalf("warm-up %v, window %v; want 7s and %v", sc.Warmup, sc.Duration, *pairWindow)
 	}
 }
