@@ -24,6 +24,7 @@ type Session struct {
 	mu    sync.Mutex
 	err   error
 	timer *time.Timer // the deadline timer (deadline.go); stopped when the epoch ends
+	hooks *EndHook    // AfterEnd's, started when the epoch ends (endhook.go)
 }
 
 func newSession(id int64, check func(*Session)) *Session {
@@ -106,6 +107,7 @@ func (s *Session) end(cause error) bool {
 	}
 	close(s.done)
 	s.cancel(s.err)
+	s.runHooks()
 	return true
 }
 

@@ -35,9 +35,9 @@ type node struct {
 	slot    *slot              // the sticky slot the node is (sticky_cache.go), or nil
 	visit   bool               // a sticky lock's visit: released with a background delete (sticky_visit.go)
 
-	ctx       context.Context
-	cancel    context.CancelCauseFunc
-	stopWatch func() bool // detaches the node from its session epoch
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	epoch  framework.EndHook // ties the node to its session epoch (lose)
 
 	mu       sync.Mutex
 	released bool        // the owner let go, or the grace passed: the node is being deleted
@@ -46,7 +46,7 @@ type node struct {
 	ended    atomic.Bool // end ran: the node no longer counts in its lock's held
 }
 
-// newNode ties a node granted by lock to its session epoch with context.AfterFunc, so no
+// newNode ties a node granted by lock to its session epoch with Session.AfterEnd, so no
 // goroutine waits for the epoch while the lock is held. It counts in the lock's
 // IsAcquiredInThisProcess until it ends.
 func newNode(lock *Lock, g grant) *node {
@@ -60,10 +60,10 @@ func newNode(lock *Lock, g grant) *node {
 	lock.held.Add(1)
 	n := &node{fw: lock.fw, lock: lock, path: g.path, token: g.token, session: g.session, sess: g.session.ID(),
 		since: time.Now(), ctx: ctx, cancel: cancel, slot: g.slot, visit: g.visit}
-	lock.mine.Store(path.Base(g.path), struct{}{})
+	lock.mine.add(path.Base(g.path))
 	sess := g.session
 	// The epoch's callback may run at once, on another goroutine: n is whole by now.
-	n.stopWatch = context.AfterFunc(sess.Context(), func() { n.lose(sess.Err()) })
+	sess.AfterEnd(&n.epoch, func() { n.lose(sess.Err()) })
 	if !g.local && (g.slot == nil || g.own != nil) { // else the sticky slot's directory watch serves
 		if g.arm != nil {
 			g.arm.attach(n)
@@ -104,7 +104,7 @@ func (n *node) graceOver() {
 	}
 	n.released = true
 	n.mu.Unlock()
-	n.lock.mine.Delete(path.Base(n.path))
+	n.lock.mine.remove(path.Base(n.path))
 	n.fw.Logger().Warn("recipes: a lost lease was not released within its grace; deleting its node",
 		"path", n.path, "grace", n.lock.lossGrace())
 	n.fw.DeleteInBackground(n.path)
@@ -156,8 +156,8 @@ func (n *node) letGo() bool {
 		n.stopOwn()
 	}
 	n.mu.Unlock()
-	n.lock.mine.Delete(path.Base(n.path))
-	n.stopWatch()
+	n.lock.mine.remove(path.Base(n.path))
+	n.epoch.Stop()
 	n.cancel(releasedError(n.path))
 	if n.end() {
 		n.lock.event(eventReleased, n.path, time.Since(n.since), nil)

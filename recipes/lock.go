@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,7 +34,7 @@ type Lock struct {
 
 	warnedDepth atomic.Bool            // checkDepth warned once
 	warnedSelf  [selfKinds]atomic.Bool // an Acquire waited behind a lease of this process: warned once per kind
-	mine        sync.Map               // names of our nodes still standing (held, or lost and not yet deleted)
+	mine        nameSet                // names of our nodes still standing (held, or lost and not yet deleted)
 	kin         *Lock                  // the other half of a read-write lock, or nil (pairHalves)
 	kinKind     selfKind               // what a lease of kin that we wait behind is to us
 	sticky      *stickyCache           // WithSticky's cache, or nil

@@ -241,8 +241,7 @@ func (l *Lock) ours(name string) bool {
 	if name == "" {
 		return false
 	}
-	_, ok := l.mine.Load(name)
-	return ok
+	return l.mine.has(name)
 }
 
 // watchAhead watches the one node the decision names, for the caller to wait on. When the node

@@ -107,6 +107,6 @@ func (n *node) deleted() {
 	if !held {
 		return
 	}
-	n.lock.mine.Delete(path.Base(n.path))
+	n.lock.mine.remove(path.Base(n.path))
 	n.lose(ErrNodeDeleted)
 }

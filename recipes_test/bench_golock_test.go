@@ -16,7 +16,7 @@ import (
 // compared under the same conditions. zk.Lock takes no context: it matches BenchmarkMutex's
 // ctx=background rows in what it can be asked to do, and its ctx=cancellable rows in load.
 func BenchmarkGoZKLock(b *testing.B) {
-	for _, sessions := range []int{1, 8} {
+	for _, sessions := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) {
 			p := lockPath(b)
 			locks := make([]*zk.Lock, sessions)

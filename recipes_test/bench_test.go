@@ -24,7 +24,7 @@ func processCPU() time.Duration {
 }
 
 // BenchmarkMutex measures acquire+release cycles of the mutex against the shared zktest
-// server: uncontended (one session) and contended (8 sessions on one path). Client CPU and
+// server: uncontended (one session) and contended (8 or 64 sessions on one path). Client CPU and
 // allocations per cycle come from -cpuprofile/-memprofile and -benchmem, and it reports the
 // process's CPU (cpu-us/op: the client's, the server is another process), the server's
 // (server-cpu-us/op) and the goroutines it started (goroutines/op) per cycle, and with
@@ -37,7 +37,7 @@ func BenchmarkMutex(b *testing.B) {
 	for _, bc := range []struct {
 		sessions    int
 		cancellable bool
-	}{{1, false}, {1, true}, {8, false}, {8, true}} {
+	}{{1, false}, {1, true}, {8, false}, {8, true}, {64, true}} {
 		name := fmt.Sprintf("sessions=%d/ctx=background", bc.sessions)
 		if bc.cancellable {
 			name = fmt.Sprintf("sessions=%d/ctx=cancellable", bc.sessions)

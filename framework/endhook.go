@@ -1,0 +1,70 @@
+package framework
+
+import "sync/atomic"
+
+// EndHook is a function tied to the end of a session epoch by Session.AfterEnd. Its zero value
+// is ready to use; it must not be copied once in use. A lock's held node embeds one, so tying a
+// grant to its epoch allocates nothing of its own (issue 27).
+type EndHook struct {
+	s          atomic.Pointer[Session] // while linked; nil once it ran, started or was stopped
+	fn         func()
+	prev, next *EndHook
+}
+
+// AfterEnd arranges for fn to run on a goroutine of its own when the epoch ends, or at once (on
+// one) if it has ended, like context.AfterFunc(s.Context(), fn), without what a context costs
+// per call (an afterFunc context, an entry in the parent's children map, its removal). Like
+// Done, it first checks the deadline. h must be new, or stopped, or its fn must have run.
+func (s *Session) AfterEnd(h *EndHook, fn func()) {
+	s.poll()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		go fn()
+		return
+	}
+	h.s.Store(s)
+	h.fn, h.prev, h.next = fn, nil, s.hooks
+	if s.hooks != nil {
+		s.hooks.prev = h
+	}
+	s.hooks = h
+}
+
+// Stop keeps h's fn from running, and reports whether it did: false when fn has run or been
+// started already (the epoch ended), or h was stopped before.
+func (h *EndHook) Stop() bool {
+	s := h.s.Load() // changed under s.mu only: read first to find the lock, then again under it
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h.s.Load() != s {
+		return false
+	}
+	if h.prev != nil {
+		h.prev.next = h.next
+	} else {
+		s.hooks = h.next
+	}
+	if h.next != nil {
+		h.next.prev = h.prev
+	}
+	h.s.Store(nil)
+	h.fn, h.prev, h.next = nil, nil, nil
+	return true
+}
+
+// runHooks starts every hook still tied to s, each on a goroutine of its own; s.mu is held and
+// the epoch has ended.
+func (s *Session) runHooks() {
+	for h := s.hooks; h != nil; {
+		next, fn := h.next, h.fn
+		h.s.Store(nil)
+		h.fn, h.prev, h.next = nil, nil, nil
+		go fn()
+		h = next
+	}
+	s.hooks = nil
+}
