@@ -20,7 +20,8 @@ test: deps-test vet
 # corpora (and any failing input saved under testdata/fuzz) already run in 'make test'.
 FUZZTIME ?= 30s
 FUZZ_TARGETS = ./driver:FuzzNames ./driver:FuzzEvaluate ./recipes:FuzzIdentity ./recipes:FuzzRecipeOf \
-	./cmd/zklock:FuzzFlags ./cmd/zklock:FuzzPrintable ./framework:FuzzProtectedName ./framework:FuzzSplitPath
+	./cmd/zklock:FuzzFlags ./cmd/zklock:FuzzPrintable ./framework:FuzzProtectedName ./framework:FuzzSplitPath \
+	./driver:FuzzKeyAfter ./framework:FuzzPathCache
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  echo "fuzz $${t%%:*} $${t##*:} for $(FUZZTIME)"; \

@@ -13,12 +13,11 @@ type keyed struct {
 	pos       int
 }
 
-// numbered is a child whose key is a sequence (seqOf), by its position in the listing: no
-// pointers, so sorting moves 16 bytes and runs no write barrier.
-type numbered struct {
-	seq uint64
-	pos int
-}
+// A child whose key is a sequence (seqOf) sorts as one number: the sequence above its position
+// in the listing (the tie-break), seq<<posBits | pos. A sequence has at most ten digits (below
+// 2^34), so a listing of up to 2^posBits children packs without loss, and the numbers sort with
+// slices.Sort's ordered sort, no comparison function called (issue 27).
+const posBits = 30
 
 // seqDigits is the width of ZooKeeper's sequence suffix.
 const seqDigits = 10
@@ -32,10 +31,13 @@ const seqDigits = 10
 // is the byte-wise order, at a fraction of its cost: the contended acquire sorts the whole
 // directory on every listing (issue 27).
 func Sort(d Driver, children []string) []string {
-	var small [64]numbered // a directory of up to 64 contenders sorts without allocating its keys
+	if len(children) >= 1<<posBits {
+		return sortKeyed(d, children)
+	}
+	var small [64]uint64 // a directory of up to 64 contenders sorts without allocating its keys
 	ns := small[:0]
 	if len(children) > len(small) {
-		ns = make([]numbered, 0, len(children))
+		ns = make([]uint64, 0, len(children))
 	}
 	ns = ns[:len(children)]
 	for i, c := range children {
@@ -47,17 +49,12 @@ func Sort(d Driver, children []string) []string {
 		if !ok {
 			return sortKeyed(d, children)
 		}
-		ns[i] = numbered{seq: seq, pos: i}
+		ns[i] = seq<<posBits | uint64(i)
 	}
-	slices.SortFunc(ns, func(a, b numbered) int {
-		if c := cmp.Compare(a.seq, b.seq); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.pos, b.pos)
-	})
+	slices.Sort(ns)
 	sorted := make([]string, len(ns))
 	for i, n := range ns {
-		sorted[i] = children[n.pos]
+		sorted[i] = children[n&(1<<posBits-1)]
 	}
 	return sorted
 }
@@ -130,6 +127,15 @@ func KeyAfter(child, lockName string) string {
 	if lockName == "" {
 		return child
 	}
+	// The usual child is lockName and a 10-digit sequence: then the last occurrence is right
+	// before the digits, unless lockName ends in a digit (one further right would end inside
+	// them). One comparison instead of a search through every child of every listing (issue 27).
+	if i := len(child) - sequenceDigits - len(lockName); i >= 0 && !isDigit(lockName[len(lockName)-1]) &&
+		child[i:i+len(lockName)] == lockName {
+		if _, ok := sequenceOf(child); ok {
+			return child[i+len(lockName):]
+		}
+	}
 	if i := strings.LastIndex(child, lockName); i >= 0 {
 		return child[i+len(lockName):]
 	}
@@ -155,6 +161,9 @@ func SequenceKey(child string) string {
 	}
 	return child
 }
+
+// isDigit reports whether c is an ASCII decimal digit.
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // sequenceOf returns the trailing 10 digits of name, if it has them.
 func sequenceOf(name string) (string, bool) {

@@ -80,3 +80,52 @@ func FuzzEvaluate(f *testing.F) {
 		}
 	})
 }
+
+// keyAfterRef is KeyAfter as Curator's fixForSorting states it: the part after the last
+// occurrence of lockName. KeyAfter's fast path must agree with it on every input.
+func keyAfterRef(child, lockName string) string {
+	if lockName == "" {
+		return child
+	}
+	if i := strings.LastIndex(child, lockName); i >= 0 {
+		return child[i+len(lockName):]
+	}
+	return child
+}
+
+func TestKeyAfterAgreesWithLastIndex(t *testing.T) {
+	for _, tc := range []struct{ child, lockName string }{
+		{"_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-lock-0000000001", "-lock-"},
+		{"lock-0000000001", "lock-"},
+		{"lock-lock-0000000001", "lock-"},
+		{"lock-0000000001", "0000000001"},    // the lock name is the digits themselves
+		{"a-lock1-00000000011", "lock1"},     // ends in a digit: the search decides
+		{"x1000000000012", "1"},              // the last "1" is inside the digits
+		{"lock-000000000x", "lock-"},         // no sequence: the search decides
+		{"-lock-0000000001-lock-", "-lock-"}, // the marker after the digits
+		{"_c_x-__READ__0000000003", "__READ__"},
+		{"__WRIT__0000000002", "__READ__"},
+		{"0000000001", "-lock-"},
+		{"", "-lock-"},
+		{"-lock-", "-lock-"},
+	} {
+		if got, want := driver.KeyAfter(tc.child, tc.lockName), keyAfterRef(tc.child, tc.lockName); got != want {
+			t.Errorf("KeyAfter(%q, %q) = %q, want %q", tc.child, tc.lockName, got, want)
+		}
+	}
+}
+
+// FuzzKeyAfter: KeyAfter's fast path for "<lockName><10 digits>" agrees with the search.
+func FuzzKeyAfter(f *testing.F) {
+	for _, s := range nameSeeds {
+		f.Add(s, "-lock-")
+		f.Add(s, "lock-")
+		f.Add(s, "__READ__")
+		f.Add(s, "1")
+	}
+	f.Fuzz(func(t *testing.T, child, lockName string) {
+		if got, want := driver.KeyAfter(child, lockName), keyAfterRef(child, lockName); got != want {
+			t.Errorf("KeyAfter(%q, %q) = %q, want %q", child, lockName, got, want)
+		}
+	})
+}

@@ -23,6 +23,7 @@ func TestSortSequencesAsBytes(t *testing.T) {
 		{"one", []string{"lock-0000000007"}},
 		{"sequences", []string{"lock-0000000010", "lock-0000000002", "lock-9999999999", "lock-0000000000"}},
 		{"duplicate keys keep listing order", []string{"b-lock-0000000003", "a-lock-0000000003", "c-lock-0000000001"}},
+		{"largest sequences, tied", []string{"b-lock-9999999999", "a-lock-9999999999", "c-lock-9999999998", "d-lock-0000000000"}},
 		{"overflowed sequence", []string{"lock-0000000002", "lock--2147483648", "lock-0000000001"}},
 		{"short key", []string{"lock-0000000002", "lock-12", "lock-0000000001"}},
 		{"letters", []string{"lock-00000000a1", "lock-0000000002", "lock-0000000001"}},

@@ -50,6 +50,7 @@ type Framework struct {
 	bg       sync.WaitGroup // operation and background goroutines
 	deletes  pendingSet     // background deletes still running, for Shutdown
 	closed   atomic.Bool
+	paths    pathCache // the directory of the last path checked whole (validate.go)
 	quit     chan struct{}
 	bgCtx    context.Context
 	bgCancel context.CancelFunc

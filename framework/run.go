@@ -14,11 +14,7 @@ import (
 // check validates what every operation needs before any request: the path (a write refuses "/"),
 // the context and the Framework's state.
 func (f *Framework) check(ctx context.Context, p string, write bool) error {
-	validate := validateReadPath
-	if write {
-		validate = ValidatePath
-	}
-	if err := validate(p); err != nil {
+	if err := f.paths.check(p, write); err != nil {
 		return err
 	}
 	if ctx == nil {

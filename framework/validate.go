@@ -3,6 +3,7 @@ package framework
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -84,4 +85,42 @@ func joinChild(dir, name string) string {
 		return "/" + name
 	}
 	return dir + "/" + name
+}
+
+// pathCache remembers the directory of the last path that passed the whole check, so that the
+// next request naming that directory or one child of it checks only the child's segment: a
+// lock's requests all do (its listing, the create, the watch on the node ahead, the delete),
+// and each checked every segment again (issue 27). A directory of a valid path that is not a
+// child of the root is valid for reads and writes alike (it is not "/"), and a valid directory,
+// "/" and a valid segment make a valid path. Requests under other directories check in full
+// and take the cache over.
+type pathCache struct{ dir atomic.Pointer[string] }
+
+// check is ValidatePath (write) or validateReadPath on p.
+func (c *pathCache) check(p string, write bool) error {
+	if d := c.dir.Load(); d != nil {
+		dir := *d
+		if p == dir {
+			return nil
+		}
+		if n := len(dir); len(p) > n+1 && p[n] == '/' && p[:n] == dir {
+			if seg := p[n+1:]; strings.IndexByte(seg, '/') < 0 && utf8.ValidString(seg) {
+				return validateSegment(p, seg)
+			}
+		}
+	}
+	validate := validateReadPath
+	if write {
+		validate = ValidatePath
+	}
+	if err := validate(p); err != nil {
+		return err
+	}
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		if d := c.dir.Load(); d == nil || *d != p[:i] {
+			dir := p[:i]
+			c.dir.Store(&dir)
+		}
+	}
+	return nil
 }
