@@ -26,7 +26,7 @@ type Manager struct {
 	closed bool
 
 	watches sync.WaitGroup             // Events forwarders still running
-	tracked map[*zkWatch]struct{}      // go-zookeeper watches that may still be live; pruned as they fire
+	tracked watchList                  // go-zookeeper watches that may still be live; pruned as they fire (tracked.go)
 	byKey   map[watchKey]*zkWatch      // the latest watch of each kind and path, for Reserve
 	pending map[watchKey]*Registration // registrations in progress
 	gen     uint64                     // session generation: incremented at each expiry
@@ -48,7 +48,6 @@ func New(logger *slog.Logger) *Manager {
 		subs:  make(map[int]func(zk.Event)),
 		intr:  make(chan struct{}),
 
-		tracked: make(map[*zkWatch]struct{}),
 		byKey:   make(map[watchKey]*zkWatch),
 		pending: make(map[watchKey]*Registration),
 		pruneAt: minPrune,
@@ -102,7 +101,7 @@ func (m *Manager) Close() {
 		m.mu.Lock()
 		m.closed = true
 		close(m.intr)
-		clear(m.tracked)
+		m.tracked.clear()
 		clear(m.byKey)
 		fns := m.takeAllHooks()
 		m.mu.Unlock()

@@ -67,6 +67,8 @@ type zkWatch struct {
 	isFired atomic.Bool
 	fwd     sync.Once // starts the Events forwarder
 
+	prev, next *zkWatch // links in the Manager's tracked list (tracked.go; its mu guards them)
+
 	notified bool        // NodeEvent saw its event (the Manager's mu guards it)
 	hooks    []*fireHook // its OnFire registrations (the Manager's mu guards them)
 
@@ -111,11 +113,12 @@ func (m *Manager) trackInto(w *Watch, s *zkWatch, kind Kind, path string, ch <-c
 	s.gen = m.gen
 	closed := m.closed
 	if !closed && ch != nil {
-		if len(m.tracked) >= m.pruneAt {
+		m.lookAtOldest()
+		if m.tracked.n >= m.pruneAt {
 			m.prune()
-			m.pruneAt = max(minPrune, 2*len(m.tracked))
+			m.pruneAt = max(minPrune, 2*m.tracked.n)
 		}
-		m.tracked[s] = struct{}{}
+		m.tracked.push(s)
 		m.byKey[watchKey{kind, path}] = s
 		if _, ok := m.early[watchKey{kind, path}]; ok {
 			delete(m.early, watchKey{kind, path})
@@ -131,18 +134,6 @@ func (m *Manager) trackInto(w *Watch, s *zkWatch, kind Kind, path string, ch <-c
 	}
 	w.s, w.intr = s, intr
 	return w
-}
-
-// prune forgets the tracked watches that have fired; m.mu is held.
-func (m *Manager) prune() {
-	for s := range m.tracked {
-		if s.ended() {
-			delete(m.tracked, s)
-			if m.byKey[watchKey{s.kind, s.path}] == s {
-				delete(m.byKey, watchKey{s.kind, s.path})
-			}
-		}
-	}
 }
 
 // closingEvent is what a watch reports when the Manager or the connection closes.
@@ -180,7 +171,7 @@ func (m *Manager) Live() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.prune()
-	return len(m.tracked)
+	return m.tracked.n
 }
 
 // Resending reports whether go-zookeeper may have watches to re-send on its next connection:
@@ -190,7 +181,7 @@ func (m *Manager) Resending() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.prune()
-	return len(m.tracked) > 0 || len(m.pending) > 0
+	return m.tracked.n > 0 || len(m.pending) > 0
 }
 
 // Kind returns how the watch was set.

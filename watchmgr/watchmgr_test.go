@@ -306,7 +306,7 @@ func TestTrackCostsNoGoroutineAndStaysBounded(t *testing.T) {
 		close(raw)
 	}
 	m.mu.Lock()
-	size := len(m.tracked)
+	size := m.tracked.n
 	m.mu.Unlock()
 	if size > 100+2*minPrune {
 		t.Fatalf("tracked set holds %d watches, want it pruned to about the 100 live ones", size)
@@ -408,5 +408,34 @@ func TestFiredIsSharedAndCostsOneGoroutine(t *testing.T) {
 	m.Close()
 	if ctx.Err() == nil {
 		t.Fatal("Fired did not end at Close")
+	}
+}
+
+// A lock's watches fire soon after they are set, one after another: the tracked set then stays
+// as short as the live watches plus the one just fired, at every Track, not only after a full
+// prune (the map it replaced grew to 64 before each walk). A long-lived watch at the front does
+// not stop it.
+func TestTrackedSetStaysShortBetweenPrunes(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	m.Track(Data, "/held", make(chan zk.Event, 1)) // lives throughout, oldest
+	var prev chan zk.Event
+	for i := range 1000 {
+		raw := make(chan zk.Event, 1)
+		m.Track(Data, "/w", raw)
+		if prev != nil {
+			prev <- zk.Event{Type: zk.EventNodeDeleted, Path: "/w"}
+			close(prev)
+		}
+		prev = raw
+		m.mu.Lock()
+		size := m.tracked.n
+		m.mu.Unlock()
+		if size > 4 {
+			t.Fatalf("after %d Tracks the tracked set holds %d watches; 2 are live", i+1, size)
+		}
+	}
+	if n := m.Live(); n != 2 {
+		t.Fatalf("Live = %d, want 2", n)
 	}
 }
