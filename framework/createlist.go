@@ -58,8 +58,9 @@ func (f *Framework) createAndList(ctx context.Context, p string, data []byte, op
 		pc = f.newProtectedCreate(p, data, &cc)
 		target = pc.full
 	}
-	written, stop := f.sockets.awaitCreate(target)
-	defer stop()
+	cw := f.sockets.awaitCreate(target)
+	defer cw.stop()
+	written := cw.written
 	type created struct {
 		p    string
 		sess *Session

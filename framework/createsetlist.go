@@ -41,7 +41,8 @@ func (f *Framework) CreateSetAndList(ctx context.Context, paths []string, data [
 	if err != nil {
 		return SetListing{}, err
 	}
-	written, stop := f.sockets.awaitCreate(ps.fulls[0])
+	cw := f.sockets.awaitCreate(ps.fulls[0])
+	written, stop := cw.written, cw.stop
 	defer stop()
 	done := make(chan setCreated, 1)
 	go func() {

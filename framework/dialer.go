@@ -25,9 +25,9 @@ type connTracker struct {
 
 	mu      sync.Mutex
 	conns   map[*trackedConn]struct{}
-	failed  map[string]error           // the last connect error of each address that has failed
-	creates map[string][]chan struct{} // awaitCreate's waiters, by the path of the create
-	waiting atomic.Int32               // len(creates): writes parse nothing while it is 0
+	failed  map[string]error // the last connect error of each address that has failed
+	creates *createWaiter    // awaitCreate's waiters, linked
+	waiting atomic.Int32     // how many: writes parse nothing while it is 0
 
 	// lastRead is when a socket last returned bytes (monoNow; 0: never). heardAfter, set before
 	// the first dial, is told the silence before each such read, before lastRead moves on.
@@ -47,7 +47,7 @@ func newConnTracker(d zk.Dialer, log *slog.Logger) *connTracker {
 		d = net.DialTimeout
 	}
 	return &connTracker{dial: d, log: log, conns: make(map[*trackedConn]struct{}),
-		failed: make(map[string]error), creates: make(map[string][]chan struct{})}
+		failed: make(map[string]error)}
 }
 
 // Dial implements zk.Dialer. A failed connect is logged at Warn with its address, and remembered
@@ -165,28 +165,50 @@ func (c *trackedConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// awaitCreate returns a channel that closes once a create request for full (a server path, as
-// the request carries it) has been written to a socket. stop forgets the waiter.
-func (t *connTracker) awaitCreate(full string) (written <-chan struct{}, stop func()) {
-	ch := make(chan struct{})
+// createWaiter is one awaitCreate: the server path of its create, and the channel the write of
+// that create closes. The tracker links its waiters in a list (usually of none or one: a
+// Framework's creates in flight), searched by path on each create written: no map, no closure
+// per create (issue 27).
+type createWaiter struct {
+	t          *connTracker
+	full       string
+	written    chan struct{}
+	prev, next *createWaiter
+}
+
+// awaitCreate returns a waiter whose written channel closes once a create request for full (a
+// server path, as the request carries it) has been written to a socket. Its stop forgets it.
+func (t *connTracker) awaitCreate(full string) *createWaiter {
+	w := &createWaiter{t: t, full: full, written: make(chan struct{})}
 	t.mu.Lock()
-	t.creates[full] = append(t.creates[full], ch)
-	t.waiting.Store(int32(len(t.creates)))
-	t.mu.Unlock()
-	return ch, func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		waiters := t.creates[full]
-		if i := slices.Index(waiters, ch); i >= 0 {
-			waiters = slices.Delete(waiters, i, i+1)
-		}
-		if len(waiters) == 0 {
-			delete(t.creates, full)
-		} else {
-			t.creates[full] = waiters
-		}
-		t.waiting.Store(int32(len(t.creates)))
+	w.next = t.creates
+	if t.creates != nil {
+		t.creates.prev = w
 	}
+	t.creates = w
+	t.waiting.Add(1)
+	t.mu.Unlock()
+	return w
+}
+
+// stop forgets the waiter; idempotent.
+func (w *createWaiter) stop() {
+	t := w.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if w.prev == nil && t.creates != w {
+		return // not linked
+	}
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		t.creates = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	}
+	w.prev, w.next = nil, nil
+	t.waiting.Add(-1)
 }
 
 // Request opcodes of the creates (ZooKeeper's OpCode), whose body starts with the path.
@@ -213,14 +235,16 @@ func (t *connTracker) sawFrame(frame []byte) {
 	if n < 0 || len(frame) < at+4+n {
 		return
 	}
+	full := frame[at+4 : at+4+n]
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, ch := range t.creates[string(frame[at+4:at+4+n])] { // a lookup by the bytes: no copy
-
-		select {
-		case <-ch:
-		default:
-			close(ch)
+	for w := t.creates; w != nil; w = w.next {
+		if w.full == string(full) { // a comparison with the bytes: no copy
+			select {
+			case <-w.written:
+			default:
+				close(w.written)
+			}
 		}
 	}
 }

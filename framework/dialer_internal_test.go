@@ -69,14 +69,68 @@ func TestSawFrameFindsTheCreateWithoutAllocating(t *testing.T) {
 	binary.BigEndian.PutUint32(frame[8:], 15) // create2
 	binary.BigEndian.PutUint32(frame[12:], uint32(len(full)))
 	copy(frame[16:], full)
-	written, stop := tr.awaitCreate(full)
-	defer stop()
+	cw := tr.awaitCreate(full)
+	defer cw.stop()
 	if got := testing.AllocsPerRun(100, func() { tr.sawFrame(frame) }); got != 0 {
 		t.Errorf("sawFrame: %v allocations per frame, want 0", got)
 	}
 	select {
-	case <-written:
+	case <-cw.written:
 	default:
 		t.Fatal("the create's frame did not wake its waiter")
+	}
+}
+
+// createFrame is a create2 request frame for the server path full.
+func createFrame(full string) []byte {
+	frame := make([]byte, 16+len(full))
+	binary.BigEndian.PutUint32(frame[8:], 15) // create2
+	binary.BigEndian.PutUint32(frame[12:], uint32(len(full)))
+	copy(frame[16:], full)
+	return frame
+}
+
+// The tracker's waiters: a frame wakes every waiter of its path and no other; a waiter that
+// stopped is forgotten (twice is fine), wherever it sits in the list; writes parse nothing
+// once none is left.
+func TestAwaitCreateWaiters(t *testing.T) {
+	tr := newConnTracker(nil, nil)
+	a1, b, a2 := tr.awaitCreate("/l/a"), tr.awaitCreate("/l/b"), tr.awaitCreate("/l/a")
+	c := tr.awaitCreate("/l/c")
+	closed := func(w *createWaiter) bool {
+		select {
+		case <-w.written:
+			return true
+		default:
+			return false
+		}
+	}
+	b.stop()
+	b.stop()
+	tr.sawFrame(createFrame("/l/a"))
+	tr.sawFrame(createFrame("/l/b"))
+	tr.sawFrame(createFrame("/l/a")) // again: closing twice must not panic
+	for _, tc := range []struct {
+		name string
+		w    *createWaiter
+		want bool
+	}{{"a1", a1, true}, {"a2", a2, true}, {"b (stopped)", b, false}, {"c", c, false}} {
+		if got := closed(tc.w); got != tc.want {
+			t.Errorf("%s: written closed = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	for _, w := range []*createWaiter{a2, c, a1} { // the middle, the head, the tail
+		w.stop()
+	}
+	if n := tr.waiting.Load(); n != 0 || tr.creates != nil {
+		t.Fatalf("after every stop: %d waiting, list %v", n, tr.creates)
+	}
+}
+
+// An awaitCreate costs its waiter and its channel: no map entry, no closure (issue 27).
+func TestAwaitCreateAllocations(t *testing.T) {
+	tr := newConnTracker(nil, nil)
+	if got := testing.AllocsPerRun(100, func() { tr.awaitCreate("/locks/x").stop() }); got != 2 {
+		t.Errorf("awaitCreate+stop: %v allocations, want 2", got)
 	}
 }

@@ -62,9 +62,16 @@ func init() {
 func (f *Framework) newProtectedCreate(p string, data []byte, cc *createConfig) *protectedCreate {
 	full := f.full(p)
 	parent, base := splitPath(full)
-	pc := &protectedCreate{f: f, parent: parent, prefix: ProtectedPrefix((*newProtectedID.Load())(f)),
-		data: data, cc: cc}
-	pc.full = joinChild(pc.parent, pc.prefix+base)
+	id := (*newProtectedID.Load())(f)
+	sep := "/"
+	if parent == "/" {
+		sep = ""
+	}
+	// One string for the path, the prefix a slice of it: one allocation, not three (issue 27).
+	pc := &protectedCreate{f: f, parent: parent, data: data, cc: cc}
+	pc.full = parent + sep + "_c_" + id + "-" + base
+	at := len(parent) + len(sep)
+	pc.prefix = pc.full[at : at+len("_c_")+len(id)+len("-")]
 	return pc
 }
 

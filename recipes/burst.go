@@ -43,15 +43,15 @@ func (c *contender) burst(ctx context.Context, p phase) (turn, bool) {
 		return c.run(ctx, p), true
 	}
 	if c.done == nil { // once per attempt
-		c.done, c.ictx = make(chan turn, 1), framework.Inline(ctx)
+		c.done, c.ictx = make(chan struct{}, 1), framework.Inline(ctx)
 		c.offload1 = c.offloaded
 	}
 	c.ph, c.running = p, true // read by offloaded: the burst starts after this write
 	c.lock.fw.Go(c.offload1)
 	select {
-	case t := <-c.done:
+	case <-c.done:
 		callerTurns.Add(1)
-		return t, true
+		return c.takeResult(), true
 	case <-ctx.Done():
 	}
 	return c.leave(ctx)
@@ -63,10 +63,10 @@ func (c *contender) burst(ctx context.Context, p phase) (turn, bool) {
 func (c *contender) leave(ctx context.Context) (turn, bool) {
 	c.mu.Lock()
 	select {
-	case t := <-c.done: // it finished meanwhile: its result is ours
+	case <-c.done: // it finished meanwhile: its result is ours
 		c.mu.Unlock()
 		callerTurns.Add(1)
-		return t, true
+		return c.takeResult(), true
 	default:
 	}
 	c.left = true
@@ -78,6 +78,14 @@ func (c *contender) leave(ctx context.Context) (turn, bool) {
 	}
 	c.disarm(stopW, stopC)
 	return turn{err: ctx.Err()}, true
+}
+
+// takeResult takes the turn handOver left for the caller; the receive from c.done that
+// precedes it orders the write before this read.
+func (c *contender) takeResult() turn {
+	t := c.result
+	c.result = turn{}
+	return t
 }
 
 // run runs the burst p on this goroutine.

@@ -117,7 +117,8 @@ func (c *contender) handOver(t turn) {
 	c.mu.Lock()
 	left := c.left
 	if !left {
-		c.done <- t
+		c.result = t
+		c.done <- struct{}{}
 	}
 	c.running = false
 	c.mu.Unlock()

@@ -92,7 +92,8 @@ type contender struct {
 	wakeEv    framework.Event       // the event that news came with
 	mu        sync.Mutex            // guards the hand-over of their turns:
 	left      bool                  // the caller left (its ctx ended)
-	done      chan turn             // the turn of the last burst
+	done      chan struct{}         // a burst's turn is in result, for the caller (buffered 1)
+	result    turn                  // written by handOver before its send on done
 	running   bool                  // a burst of the chain runs (else it waits on parked)
 	parked    turn                  // the wait the chain is parked on, with its wake-ups:
 	stopW     func() bool           // the watch's OnFire registration
