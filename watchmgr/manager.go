@@ -32,7 +32,7 @@ type Manager struct {
 	gen     uint64                     // session generation: incremented at each expiry
 	pruneAt int                        // prune tracked when it reaches this size
 	hooks   hookList                   // OnFire registrations not yet run (onfire.go)
-	early   map[watchKey]struct{}      // pending registrations whose event came before Track
+	early   map[watchKey]struct{}      // pending registrations whose event came before Track; nil when none
 }
 
 // New starts a Manager and its dispatcher goroutine. A nil logger discards. Call Close to stop it.

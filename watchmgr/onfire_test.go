@@ -46,6 +46,12 @@ func TestOnFire(t *testing.T) {
 				m.NodeEvent(zk.EventNodeDeleted, "/a")
 			}
 			w := reg.Track(raw)
+			m.mu.Lock()
+			early := m.early
+			m.mu.Unlock()
+			if early != nil { // Track took the early event: nothing is kept for later Tracks to look up
+				t.Fatalf("early events left after Track: %v", early)
+			}
 			calls, got := 0, zk.Event{}
 			stop, now := w.OnFire(func(ev zk.Event) { calls, got = calls+1, ev })
 			if now != tc.wantNow {

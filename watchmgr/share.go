@@ -109,6 +109,17 @@ func (r *Registration) release() {
 func (r *Registration) unpend() {
 	if r.m.pending[r.key] == r {
 		delete(r.m.pending, r.key)
-		delete(r.m.early, r.key)
+		if r.m.early != nil {
+			r.m.forgetEarly(r.key)
+		}
+	}
+}
+
+// forgetEarly drops key from the early events, and the map once it is empty, so that the
+// common case (no event ever beat its registration) never touches it; m.mu is held.
+func (m *Manager) forgetEarly(key watchKey) {
+	delete(m.early, key)
+	if len(m.early) == 0 {
+		m.early = nil
 	}
 }

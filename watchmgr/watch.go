@@ -120,9 +120,11 @@ func (m *Manager) trackInto(w *Watch, s *zkWatch, kind Kind, path string, ch <-c
 		}
 		m.tracked.push(s)
 		m.byKey[watchKey{kind, path}] = s
-		if _, ok := m.early[watchKey{kind, path}]; ok {
-			delete(m.early, watchKey{kind, path})
-			s.notified = true
+		if m.early != nil { // nil unless an event beat a registration: no map access per Track
+			if _, ok := m.early[watchKey{kind, path}]; ok {
+				m.forgetEarly(watchKey{kind, path})
+				s.notified = true
+			}
 		}
 	}
 	if r != nil {
