@@ -121,7 +121,11 @@ func TestAfterEndRacesEnd(t *testing.T) {
 		}
 		s.end(ErrSuspended)
 		sw.Wait()
-		wg.Wait()
+		all := make(chan struct{})
+		go func() { wg.Wait(); close(all) }()
+		if !ranWithin(all) {
+			t.Fatal("a hook whose Stop reported false did not run within 10 s")
+		}
 		for i := range hooks {
 			if got, want := runs[i].Load(), int32(1); stopped[i] {
 				if got != 0 {
