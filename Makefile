@@ -21,7 +21,7 @@ test: deps-test vet
 FUZZTIME ?= 30s
 FUZZ_TARGETS = ./driver:FuzzNames ./driver:FuzzEvaluate ./recipes:FuzzIdentity ./recipes:FuzzRecipeOf \
 	./cmd/zklock:FuzzFlags ./cmd/zklock:FuzzPrintable ./framework:FuzzProtectedName ./framework:FuzzSplitPath \
-	./driver:FuzzKeyAfter ./framework:FuzzPathCache
+	./driver:FuzzKeyAfter ./framework:FuzzPathCache ./internal/ilist:FuzzList
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  echo "fuzz $${t%%:*} $${t##*:} for $(FUZZTIME)"; \

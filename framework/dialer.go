@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkrecipes/zkrecipes/internal/ilist"
 )
 
 // connTracker wraps go-zookeeper's dialer to remember the open sockets, so that Close can cut a
@@ -26,7 +27,7 @@ type connTracker struct {
 	mu      sync.Mutex
 	conns   map[*trackedConn]struct{}
 	failed  map[string]error // the last connect error of each address that has failed
-	creates *createWaiter    // awaitCreate's waiters, linked
+	creates createWaiters    // awaitCreate's waiters
 	waiting atomic.Int32     // how many: writes parse nothing while it is 0
 
 	// lastRead is when a socket last returned bytes (monoNow; 0: never). heardAfter, set before
@@ -170,22 +171,26 @@ func (c *trackedConn) Write(p []byte) (int, error) {
 // Framework's creates in flight), searched by path on each create written: no map, no closure
 // per create (issue 27).
 type createWaiter struct {
-	t          *connTracker
-	full       string
-	written    chan struct{}
-	prev, next *createWaiter
+	t       *connTracker
+	full    string
+	written chan struct{}
+	links   ilist.Links[createWaiter] // in t.creates until stop
 }
+
+// createWaiters is the list of a tracker's waiters, the latest first.
+type createWaiters = ilist.List[createWaiter, createWaiterLinks]
+
+// createWaiterLinks finds a createWaiter's links for connTracker.creates.
+type createWaiterLinks struct{}
+
+func (createWaiterLinks) Links(w *createWaiter) *ilist.Links[createWaiter] { return &w.links }
 
 // awaitCreate returns a waiter whose written channel closes once a create request for full (a
 // server path, as the request carries it) has been written to a socket. Its stop forgets it.
 func (t *connTracker) awaitCreate(full string) *createWaiter {
 	w := &createWaiter{t: t, full: full, written: make(chan struct{})}
 	t.mu.Lock()
-	w.next = t.creates
-	if t.creates != nil {
-		t.creates.prev = w
-	}
-	t.creates = w
+	t.creates.PushFront(w)
 	t.waiting.Add(1)
 	t.mu.Unlock()
 	return w
@@ -196,19 +201,9 @@ func (w *createWaiter) stop() {
 	t := w.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if w.prev == nil && t.creates != w {
-		return // not linked
+	if t.creates.Remove(w) {
+		t.waiting.Add(-1)
 	}
-	if w.prev != nil {
-		w.prev.next = w.next
-	} else {
-		t.creates = w.next
-	}
-	if w.next != nil {
-		w.next.prev = w.prev
-	}
-	w.prev, w.next = nil, nil
-	t.waiting.Add(-1)
 }
 
 // Request opcodes of the creates (ZooKeeper's OpCode), whose body starts with the path.
@@ -238,7 +233,7 @@ func (t *connTracker) sawFrame(frame []byte) {
 	full := frame[at+4 : at+4+n]
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for w := t.creates; w != nil; w = w.next {
+	for w := t.creates.Front(); w != nil; w = t.creates.Next(w) {
 		if w.full == string(full) { // a comparison with the bytes: no copy
 			select {
 			case <-w.written:

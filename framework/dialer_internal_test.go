@@ -122,8 +122,8 @@ func TestAwaitCreateWaiters(t *testing.T) {
 	for _, w := range []*createWaiter{a2, c, a1} { // the middle, the head, the tail
 		w.stop()
 	}
-	if n := tr.waiting.Load(); n != 0 || tr.creates != nil {
-		t.Fatalf("after every stop: %d waiting, list %v", n, tr.creates)
+	if n := tr.waiting.Load(); n != 0 || tr.creates.Len() != 0 || tr.creates.Front() != nil {
+		t.Fatalf("after every stop: %d waiting, %d listed", n, tr.creates.Len())
 	}
 }
 

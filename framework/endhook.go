@@ -1,15 +1,27 @@
 package framework
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/zkrecipes/zkrecipes/internal/ilist"
+)
 
 // EndHook is a function tied to the end of a session epoch by Session.AfterEnd. Its zero value
 // is ready to use; it must not be copied once in use. A lock's held node embeds one, so tying a
 // grant to its epoch allocates nothing of its own (issue 27).
 type EndHook struct {
-	s          atomic.Pointer[Session] // while linked; nil once it ran, started or was stopped
-	fn         func()
-	prev, next *EndHook
+	s     atomic.Pointer[Session] // while linked; nil once it ran, started or was stopped
+	fn    func()
+	links ilist.Links[EndHook] // in s.hooks while s is set
 }
+
+// endHooks is the list of a session's hooks, the latest AfterEnd first.
+type endHooks = ilist.List[EndHook, endHookLinks]
+
+// endHookLinks finds an EndHook's links for Session.hooks (no method on the exported type).
+type endHookLinks struct{}
+
+func (endHookLinks) Links(h *EndHook) *ilist.Links[EndHook] { return &h.links }
 
 // AfterEnd arranges for fn to run on a goroutine of its own when the epoch ends, or at once (on
 // one) if it has ended, like context.AfterFunc(s.Context(), fn), without what a context costs
@@ -24,11 +36,8 @@ func (s *Session) AfterEnd(h *EndHook, fn func()) {
 		return
 	}
 	h.s.Store(s)
-	h.fn, h.prev, h.next = fn, nil, s.hooks
-	if s.hooks != nil {
-		s.hooks.prev = h
-	}
-	s.hooks = h
+	h.fn = fn
+	s.hooks.PushFront(h)
 }
 
 // Stop keeps h's fn from running, and reports whether it did: false when fn has run or been
@@ -43,28 +52,19 @@ func (h *EndHook) Stop() bool {
 	if h.s.Load() != s {
 		return false
 	}
-	if h.prev != nil {
-		h.prev.next = h.next
-	} else {
-		s.hooks = h.next
-	}
-	if h.next != nil {
-		h.next.prev = h.prev
-	}
+	s.hooks.Remove(h)
 	h.s.Store(nil)
-	h.fn, h.prev, h.next = nil, nil, nil
+	h.fn = nil
 	return true
 }
 
 // runHooks starts every hook still tied to s, each on a goroutine of its own; s.mu is held and
 // the epoch has ended.
 func (s *Session) runHooks() {
-	for h := s.hooks; h != nil; {
-		next, fn := h.next, h.fn
+	for h := s.hooks.PopFront(); h != nil; h = s.hooks.PopFront() {
+		fn := h.fn
 		h.s.Store(nil)
-		h.fn, h.prev, h.next = nil, nil, nil
+		h.fn = nil
 		go fn()
-		h = next
 	}
-	s.hooks = nil
 }

@@ -24,7 +24,7 @@ type Session struct {
 	mu    sync.Mutex
 	err   error
 	timer *time.Timer // the deadline timer (deadline.go); stopped when the epoch ends
-	hooks *EndHook    // AfterEnd's, started when the epoch ends (endhook.go)
+	hooks endHooks    // AfterEnd's, started when the epoch ends (endhook.go)
 }
 
 func newSession(id int64, check func(*Session)) *Session {

@@ -101,7 +101,7 @@ func (m *Manager) Close() {
 		m.mu.Lock()
 		m.closed = true
 		close(m.intr)
-		m.tracked.clear()
+		m.tracked.Clear()
 		clear(m.byKey)
 		fns := m.takeAllHooks()
 		m.mu.Unlock()

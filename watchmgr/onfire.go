@@ -1,6 +1,9 @@
 package watchmgr
 
-import "github.com/go-zookeeper/zk"
+import (
+	"github.com/go-zookeeper/zk"
+	"github.com/zkrecipes/zkrecipes/internal/ilist"
+)
 
 // A waiter that must not hold a goroutine while it waits (an acquire loop whose wake-up starts
 // the next burst of requests on a warm goroutine, issue 27) asks the Manager to call it when its
@@ -9,51 +12,21 @@ import "github.com/go-zookeeper/zk"
 // (conn.go: sendEvent, then notifyWatches), so a callback run from here may Wait on the watch:
 // the event is in the channel or about to be.
 
-// fireHook is one OnFire registration, linked in the Manager's list while registered.
+// fireHook is one OnFire registration, linked in the Manager's hooks while registered.
 type fireHook struct {
-	s          *zkWatch
-	fn         func(zk.Event)
-	prev, next *fireHook
+	s     *zkWatch
+	fn    func(zk.Event)
+	links ilist.Links[fireHook]
 }
 
-// hookList is the Manager's registered hooks, a doubly linked list: a registration and its
-// removal cost no map operation and no allocation beyond the hook (issue 27). m.mu guards it.
-type hookList struct{ head *fireHook }
+// hookList is the Manager's registered hooks, the latest first: a registration and its removal
+// cost no map operation and no allocation beyond the hook (issue 27). m.mu guards it.
+type hookList = ilist.List[fireHook, fireHookLinks]
 
-// len counts the hooks (for tests).
-func (l *hookList) len() int {
-	n := 0
-	for h := l.head; h != nil; h = h.next {
-		n++
-	}
-	return n
-}
+// fireHookLinks finds a fireHook's links for Manager.hooks.
+type fireHookLinks struct{}
 
-// add links h first.
-func (l *hookList) add(h *fireHook) {
-	h.prev, h.next = nil, l.head
-	if l.head != nil {
-		l.head.prev = h
-	}
-	l.head = h
-}
-
-// remove unlinks h, and reports whether it was linked.
-func (l *hookList) remove(h *fireHook) bool {
-	switch {
-	case h.prev != nil:
-		h.prev.next = h.next
-	case l.head == h:
-		l.head = h.next
-	default:
-		return false
-	}
-	if h.next != nil {
-		h.next.prev = h.prev
-	}
-	h.prev, h.next = nil, nil
-	return true
-}
+func (fireHookLinks) Links(h *fireHook) *ilist.Links[fireHook] { return &h.links }
 
 // OnFire arranges for fn to run once when the watch has news: go-zookeeper's event for it is
 // on its way (fn gets its type and path: the watch fired or was invalidated; nobody need read
@@ -72,7 +45,7 @@ func (w *Watch) OnFire(fn func(zk.Event)) (stop func() bool, now bool) {
 		return nil, true
 	}
 	h := &fireHook{s: s, fn: fn}
-	m.hooks.add(h)
+	m.hooks.PushFront(h)
 	s.hooks = append(s.hooks, h)
 	return func() bool { return m.unhook(h) }, false
 }
@@ -81,7 +54,7 @@ func (w *Watch) OnFire(fn func(zk.Event)) (stop func() bool, now bool) {
 func (m *Manager) unhook(h *fireHook) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.hooks.remove(h) {
+	if !m.hooks.Remove(h) {
 		return false
 	}
 	hs := h.s.hooks
@@ -156,7 +129,7 @@ func (m *Manager) NodeEvent(t zk.EventType, path string) {
 // takeHooks removes s's OnFire registrations and appends their callbacks to fns; m.mu is held.
 func (m *Manager) takeHooks(s *zkWatch, fns []func(zk.Event)) []func(zk.Event) {
 	for _, h := range s.hooks {
-		m.hooks.remove(h)
+		m.hooks.Remove(h)
 		fns = append(fns, h.fn)
 	}
 	clear(s.hooks)
@@ -168,14 +141,10 @@ func (m *Manager) takeHooks(s *zkWatch, fns []func(zk.Event)) []func(zk.Event) {
 // A session interruption or the Manager's end is news for every watch.
 func (m *Manager) takeAllHooks() []func(zk.Event) {
 	var fns []func(zk.Event)
-	for h := m.hooks.head; h != nil; {
-		next := h.next
+	for h := m.hooks.PopFront(); h != nil; h = m.hooks.PopFront() {
 		fns = append(fns, h.fn)
 		clear(h.s.hooks)
 		h.s.hooks = h.s.hooks[:0]
-		h.prev, h.next = nil, nil
-		h = next
 	}
-	m.hooks.head = nil
 	return fns
 }

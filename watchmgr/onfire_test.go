@@ -75,7 +75,7 @@ func TestOnFire(t *testing.T) {
 				t.Fatal("stop after the callback = true, want false")
 			}
 			m.mu.Lock()
-			left := m.hooks.len()
+			left := m.hooks.Len()
 			m.mu.Unlock()
 			wantLeft := 0 // fired or stopped: nothing is kept
 			if tc.want == 0 && !tc.stop {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkrecipes/zkrecipes/internal/ilist"
 )
 
 // ErrSessionInterrupted is returned by Watch.Wait when the session was disconnected or expired
@@ -67,7 +68,7 @@ type zkWatch struct {
 	isFired atomic.Bool
 	fwd     sync.Once // starts the Events forwarder
 
-	prev, next *zkWatch // links in the Manager's tracked list (tracked.go; its mu guards them)
+	links ilist.Links[zkWatch] // in the Manager's tracked list (tracked.go; its mu guards them)
 
 	notified bool        // NodeEvent saw its event (the Manager's mu guards it)
 	hooks    []*fireHook // its OnFire registrations (the Manager's mu guards them)
@@ -114,11 +115,11 @@ func (m *Manager) trackInto(w *Watch, s *zkWatch, kind Kind, path string, ch <-c
 	closed := m.closed
 	if !closed && ch != nil {
 		m.lookAtOldest()
-		if m.tracked.n >= m.pruneAt {
+		if m.tracked.Len() >= m.pruneAt {
 			m.prune()
-			m.pruneAt = max(minPrune, 2*m.tracked.n)
+			m.pruneAt = max(minPrune, 2*m.tracked.Len())
 		}
-		m.tracked.push(s)
+		m.tracked.PushBack(s)
 		m.byKey[watchKey{kind, path}] = s
 		if m.early != nil { // nil unless an event beat a registration: no map access per Track
 			if _, ok := m.early[watchKey{kind, path}]; ok {
@@ -173,7 +174,7 @@ func (m *Manager) Live() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.prune()
-	return m.tracked.n
+	return m.tracked.Len()
 }
 
 // Resending reports whether go-zookeeper may have watches to re-send on its next connection:
@@ -183,7 +184,7 @@ func (m *Manager) Resending() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.prune()
-	return m.tracked.n > 0 || len(m.pending) > 0
+	return m.tracked.Len() > 0 || len(m.pending) > 0
 }
 
 // Kind returns how the watch was set.

@@ -306,7 +306,7 @@ func TestTrackCostsNoGoroutineAndStaysBounded(t *testing.T) {
 		close(raw)
 	}
 	m.mu.Lock()
-	size := m.tracked.n
+	size := m.tracked.Len()
 	m.mu.Unlock()
 	if size > 100+2*minPrune {
 		t.Fatalf("tracked set holds %d watches, want it pruned to about the 100 live ones", size)
@@ -429,7 +429,7 @@ func TestTrackedSetStaysShortBetweenPrunes(t *testing.T) {
 		}
 		prev = raw
 		m.mu.Lock()
-		size := m.tracked.n
+		size := m.tracked.Len()
 		m.mu.Unlock()
 		if size > 4 {
 			t.Fatalf("after %d Tracks the tracked set holds %d watches; 2 are live", i+1, size)
