@@ -178,9 +178,9 @@ func (f *Framework) createAttempt(ctx context.Context, full string, data []byte,
 		if !errors.Is(err, zk.ErrNoNode) || !mkdirs || round == parentRounds {
 			return created, sess, done, err
 		}
-		// An ancestor reaped while the parents are made fails that create with NoNode: the
-		// next round walks again.
-		if err := f.mkdirs(ctx, parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		// A parent reaped after it was made fails that create with NoNode: the next round
+		// walks again.
+		if err := f.makeParents(ctx, parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
 			return "", nil, done, err
 		}
 		if h := f.mkdirsHook.Load(); h != nil {
@@ -238,6 +238,21 @@ func (f *Framework) mkdirs(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
+}
+
+// makeParents is mkdirs, walked again (parentRounds walks at most) while it fails with NoNode:
+// an ancestor it found was reaped before the node below it was made. A parent's reaping leaves
+// its own parent an empty container that had a child, which the server's next container check
+// reaps too, at any point of the next walk; a create sent after a making that failed so would
+// only fail again.
+func (f *Framework) makeParents(ctx context.Context, dir string) error {
+	var err error
+	for range parentRounds {
+		if err = f.mkdirs(ctx, dir); !errors.Is(err, zk.ErrNoNode) {
+			return err
+		}
+	}
+	return err
 }
 
 // mkdirsPoint names a point of the making of missing parents, for a test hook.

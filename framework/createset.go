@@ -98,8 +98,8 @@ func (ps *protectedSet) attempt(ctx context.Context) ([]string, error) {
 			return created, err
 		}
 		for _, parent := range ps.parents {
-			if err := ps.f.mkdirs(ctx, parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
-				return nil, err // NoNode: an ancestor was reaped meanwhile; the next round walks again
+			if err := ps.f.makeParents(ctx, parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+				return nil, err // NoNode: ancestors kept vanishing; the next round walks again
 			}
 			if h := ps.f.mkdirsHook.Load(); h != nil {
 				(*h)(mkdirsMade, parent)
