@@ -42,8 +42,8 @@ func (f *Framework) CreateSetAndList(ctx context.Context, paths []string, data [
 		return SetListing{}, err
 	}
 	cw := f.sockets.awaitCreate(ps.fulls[0])
-	written, stop := cw.written, cw.stop
-	defer stop()
+	defer cw.stop()
+	written := cw.written
 	done := make(chan setCreated, 1)
 	go func() {
 		var c setCreated
