@@ -265,12 +265,22 @@ func TestTxMultiLockTryAcquire(t *testing.T) {
 	dirs := []string{p + "/c", p + "/a", p + "/b"}
 	fw := zktest.Connect(t, zk, framework.WithDialer(proxy.Dialer()))
 	other := zktest.Connect(t, zk)
+	// The directories are persistent nodes: containers made by the first TryAcquire would be
+	// empty after its release, and the server's container check (every 200 ms here) reaping
+	// them before the second TryAcquire made it create them again, more requests than the
+	// counts below (a flaky failure in CI). awaitReaperTick forces that reaping's chance.
+	for _, d := range dirs {
+		if _, err := other.Create(ctxFor(t, 10*time.Second), d, nil, framework.CreatingParents()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	m := mustTx(t, fw, dirs...)
 	l, err := m.TryAcquire(ctxFor(t, 10*time.Second))
 	if err != nil {
 		t.Fatalf("TryAcquire of a free set: %v", err)
 	}
 	releaseMulti(t, l)
+	awaitReaperTick(t, other, p+"/canary")
 
 	hold := mustAcquire(t, mustMutex(t, other, p+"/b"), 10*time.Second)
 	proxy.ResetCounts()
@@ -346,4 +356,30 @@ func TestTxMultiLockGrantedByTheWatch(t *testing.T) {
 		t.Errorf("requests between the release and the grant: %v, want no listing, a getData of each of our 3 nodes (the own-node check, which sets each lease's own-node watch)", got)
 	}
 	releaseMulti(t, r.l)
+}
+
+// awaitReaperTick waits, at most 10 s, until the server's container check has run once after
+// now: it makes the container p with a child, deletes the child, and waits for p's reaping,
+// which the same check does for every empty container that had children.
+func awaitReaperTick(t *testing.T, fw *framework.Framework, p string) {
+	t.Helper()
+	ctx := ctxFor(t, 10*time.Second)
+	if _, err := fw.Create(ctx, p+"/child", nil, framework.CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Delete(ctx, p+"/child"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st, w, err := fw.ExistsW(ctx, p)
+		switch {
+		case err != nil:
+			t.Fatalf("await the reaping of %s: %v", p, err)
+		case st == nil:
+			return
+		}
+		if _, err := w.Wait(ctx); err != nil {
+			t.Fatalf("the server did not reap %s within 10 s: %v", p, err)
+		}
+	}
 }
