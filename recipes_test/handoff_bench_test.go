@@ -72,7 +72,12 @@ func BenchmarkHandoff(b *testing.B) {
 		if err := held.Release(ctx); err != nil {
 			b.Fatal(err)
 		}
-		g := <-ch
+		var g got
+		select {
+		case g = <-ch:
+		case <-time.After(10 * time.Second):
+			b.Fatal("the waiter was not granted within 10 s of the release")
+		}
 		if g.err != nil {
 			b.Fatal(g.err)
 		}
