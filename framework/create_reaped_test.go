@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
 // A container parent can be reaped by the server while a create makes the missing parents (an
@@ -101,18 +102,7 @@ func awaitReaped(t *testing.T, f *framework.Framework, p string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for {
-		st, w, err := f.ExistsW(ctx, p)
-		switch {
-		case err != nil:
-			t.Errorf("await the reaping of %s: %v", p, err)
-			return
-		case st == nil:
-			return
-		}
-		if _, err := w.Wait(ctx); err != nil {
-			t.Errorf("the server did not reap %s within 10 s: %v", p, err)
-			return
-		}
+	if err := zktest.AwaitGone(ctx, f, p); err != nil {
+		t.Errorf("the server did not reap %s within 10 s: %v", p, err)
 	}
 }

@@ -370,16 +370,7 @@ func awaitReaperTick(t *testing.T, fw *framework.Framework, p string) {
 	if err := fw.Delete(ctx, p+"/child"); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		st, w, err := fw.ExistsW(ctx, p)
-		switch {
-		case err != nil:
-			t.Fatalf("await the reaping of %s: %v", p, err)
-		case st == nil:
-			return
-		}
-		if _, err := w.Wait(ctx); err != nil {
-			t.Fatalf("the server did not reap %s within 10 s: %v", p, err)
-		}
+	if err := zktest.AwaitGone(ctx, fw, p); err != nil {
+		t.Fatalf("the server did not reap %s within 10 s: %v", p, err)
 	}
 }

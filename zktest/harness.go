@@ -94,6 +94,27 @@ func Receive[T any](tb testing.TB, ch <-chan T, limit time.Duration, what string
 	return zero // for a tb whose Fatalf returns
 }
 
+// AwaitGone waits until path does not exist, on data watches (no polling), and returns ctx's
+// error, naming path, if ctx ends first: the bounded wait for a node that the server (a
+// container check, a session expiry) or another client deletes. A change that is not the delete
+// sets the next watch; a missing node sets none. A watch left on a node that outlives ctx stays
+// on the server until the node changes (go-zookeeper cannot remove one). It fails no test
+// itself, so hooks running on other goroutines can call it.
+func AwaitGone(ctx context.Context, fw *framework.Framework, path string) error {
+	for {
+		_, _, w, err := fw.GetW(ctx, path)
+		if errors.Is(err, framework.ErrNoNode) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("zktest: await %s gone: %w", path, err)
+		}
+		if _, err := w.Wait(ctx); err != nil {
+			return fmt.Errorf("zktest: await %s gone: %w", path, err)
+		}
+	}
+}
+
 var unsafePathChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 // UniquePath returns a znode path under parent (e.g. "/tests") named after the test plus a

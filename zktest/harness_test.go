@@ -2,8 +2,10 @@ package zktest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,6 +129,75 @@ func TestConnectChildrenNoWatches(t *testing.T) {
 	}
 	if kids := zktest.Children(t, fw, p); len(kids) != 1 || kids[0] != "a" {
 		t.Fatalf("children %v, want [a]", kids)
+	}
+	zktest.CheckNoWatches(t, c, fw)
+}
+
+// AwaitGone returns once the node is gone (at once when it never was, after its changes when it
+// changes first) and returns ctx's error, naming the path, when the node stays; the watches it
+// set are gone once the node is.
+func TestAwaitGone(t *testing.T) {
+	c := zktest.Start(t)
+	fw := zktest.Connect(t, c)
+	tests := []struct {
+		name    string
+		exists  bool
+		changes int  // data changes before the delete
+		deleted bool // deleted at all
+	}{
+		{"never existed", false, 0, false},
+		{"deleted", true, 0, true},
+		{"changed twice, then deleted", true, 2, true},
+		{"stays", true, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := zktest.UniquePath(t, "/")
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if tc.exists {
+				if _, err := fw.Create(ctx, p, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !tc.deleted {
+				if tc.exists {
+					defer func() { _ = fw.Delete(context.Background(), p) }()
+				}
+				short, stop := context.WithTimeout(ctx, 300*time.Millisecond)
+				defer stop()
+				err := zktest.AwaitGone(short, fw, p)
+				switch {
+				case !tc.exists && err != nil:
+					t.Fatalf("AwaitGone of a missing node: %v", err)
+				case tc.exists && (!errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), p)):
+					t.Fatalf("AwaitGone of a node that stays: %v, want the deadline naming %s", err, p)
+				}
+				return
+			}
+			done := make(chan error, 1)
+			go func() { done <- zktest.AwaitGone(ctx, fw, p) }()
+			zktest.Eventually(t, 10*time.Second, "AwaitGone's watch", func() bool { return fw.Watches() == 1 })
+			for i := range tc.changes {
+				if _, err := fw.Set(ctx, p, []byte{byte(i)}, -1); err != nil {
+					t.Fatal(err)
+				}
+				// the next watch is set before the next change: nothing is missed either way,
+				// this makes the re-arm run
+				zktest.Eventually(t, 10*time.Second, "the re-armed watch", func() bool { return fw.Watches() == 1 })
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("AwaitGone returned %v before the delete", err)
+			default:
+			}
+			if err := fw.Delete(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			if err := zktest.Receive(t, done, 10*time.Second, "AwaitGone's return"); err != nil {
+				t.Fatalf("AwaitGone: %v", err)
+			}
+		})
 	}
 	zktest.CheckNoWatches(t, c, fw)
 }
