@@ -106,3 +106,59 @@ func awaitReaped(t *testing.T, f *framework.Framework, p string) {
 		t.Errorf("the server did not reap %s within 10 s: %v", p, err)
 	}
 }
+
+// A reaper storm during the walks: every walk's deepest existing ancestor is gone before the
+// missing nodes below it are made, so every making fails with NoNode. The create gives up with
+// NoNode after a bounded number of walks (parentRounds walks per making, a making between two of
+// the attempt's parentRounds creates: 6), having walked again inside one making.
+func TestCreateWalksBoundedUnderReaperStorm(t *testing.T) {
+	const maxWalks = 6
+	f := newFW(t, nil)
+	ctx := testCtx(t)
+	var walks atomic.Int64
+	remove := framework.SetMkdirsHook(f, func(at framework.MkdirsPoint, full string) {
+		if at != framework.MkdirsWalked {
+			return
+		}
+		walks.Add(1)
+		if err := f.Delete(context.Background(), full); err != nil {
+			t.Errorf("reap %s: %v", full, err)
+		}
+	})
+	defer remove()
+	for j, op := range []struct {
+		name string
+		run  func(dir string) (string, error)
+	}{
+		{"Create", func(dir string) (string, error) {
+			return f.Create(ctx, dir+"/n-", nil, framework.CreatingParents(),
+				framework.WithMode(framework.EphemeralSequential))
+		}},
+		{"CreateAndList", func(dir string) (string, error) {
+			res, err := f.CreateAndList(ctx, dir+"/n-", nil, framework.CreatingParents(),
+				framework.Protected(), framework.WithMode(framework.EphemeralSequential))
+			return res.Path, err
+		}},
+	} {
+		// A chain of persistent nodes deeper than the bound: each walk finds one level less and
+		// the hook deletes that level, never reaching the root.
+		dir := fmt.Sprintf("/storm-%d", j)
+		for range maxWalks + 2 {
+			if _, err := f.Create(ctx, dir, nil); err != nil {
+				t.Fatal(err)
+			}
+			dir += "/a"
+		}
+		walks.Store(0)
+		p, err := op.run(dir + "/x")
+		n := walks.Load()
+		switch {
+		case !errors.Is(err, framework.ErrNoNode):
+			t.Errorf("%s: got (%q, %v), want an error wrapping ErrNoNode", op.name, p, err)
+		case n > maxWalks:
+			t.Errorf("%s: walked %d times; want at most %d", op.name, n, maxWalks)
+		case n < 4:
+			t.Errorf("%s: walked %d times: no making walked again (the storm was not forced)", op.name, n)
+		}
+	}
+}
