@@ -1,3 +1,9 @@
+"""attr.py A B [group|owner] [N]: two Go CPU profiles (A.prof, B.prof), each beside its pair
+child's JSON result (A.json, B.json: the acquisitions it counted), compared per acquisition. Each
+sample is attributed to the innermost frame of ours on its stack (else go-zookeeper's loop, else
+the runtime): "group" sums by package, "owner" by function; the N largest differences, B - A, in
+us per acquisition. Session 18 (docs/performance.md): a pair child writes its profile with
+-cpuprofile in the measurement build of bench/results/20261127T0230Z-measure-s18.patch."""
 import subprocess,sys,json,re,collections
 def traces(f):
     out=subprocess.run(['go','tool','pprof','-traces',f+'.prof'],capture_output=True,text=True).stdout
