@@ -36,7 +36,7 @@ func TestCreateParentReapedAfterMkdirs(t *testing.T) {
 		// walks again.
 		{"parent reaped, then its parent by the server during the walk", framework.MkdirsMade, 1, false, true},
 	}
-	for i, tc := range cases {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFW(t, nil)
 			ctx := testCtx(t)
@@ -74,7 +74,7 @@ func TestCreateParentReapedAfterMkdirs(t *testing.T) {
 				}},
 			} {
 				// The ancestor reaped during the walk is base, which exists before the create.
-				base := fmt.Sprintf("/reaped-%d-%d", i, j)
+				base := zktest.UniquePath(t, "/") + fmt.Sprint(j) // unique: the test may run again (-count)
 				if _, err := f.Create(ctx, base, nil, framework.WithMode(framework.Container)); err != nil {
 					t.Fatal(err)
 				}
@@ -142,13 +142,22 @@ func TestCreateWalksBoundedUnderReaperStorm(t *testing.T) {
 	} {
 		// A chain of persistent nodes deeper than the bound: each walk finds one level less and
 		// the hook deletes that level, never reaching the root.
-		dir := fmt.Sprintf("/storm-%d", j)
+		dir := zktest.UniquePath(t, "/") + fmt.Sprint(j) // unique: the test may run again (-count)
+		var chain []string
 		for range maxWalks + 2 {
 			if _, err := f.Create(ctx, dir, nil); err != nil {
 				t.Fatal(err)
 			}
+			chain = append(chain, dir)
 			dir += "/a"
 		}
+		t.Cleanup(func() { // what the storm left of the chain, deepest first
+			for i := len(chain) - 1; i >= 0; i-- {
+				if err := f.Delete(context.Background(), chain[i]); err != nil && !errors.Is(err, framework.ErrNoNode) {
+					t.Errorf("clean up %s: %v", chain[i], err)
+				}
+			}
+		})
 		walks.Store(0)
 		p, err := op.run(dir + "/x")
 		n := walks.Load()
