@@ -59,20 +59,7 @@ func TestCreateParentReapedAfterMkdirs(t *testing.T) {
 				}
 			})
 			defer remove()
-			for j, op := range []struct {
-				name string
-				run  func(dir string) (string, error)
-			}{
-				{"Create", func(dir string) (string, error) {
-					return f.Create(ctx, dir+"/n-", nil, framework.CreatingParents(),
-						framework.WithMode(framework.EphemeralSequential))
-				}},
-				{"CreateAndList", func(dir string) (string, error) {
-					res, err := f.CreateAndList(ctx, dir+"/n-", nil, framework.CreatingParents(),
-						framework.Protected(), framework.WithMode(framework.EphemeralSequential))
-					return res.Path, err
-				}},
-			} {
+			for j, op := range parentCreates(ctx, f) {
 				// The ancestor reaped during the walk is base, which exists before the create.
 				base := zktest.UniquePath(t, "/") + fmt.Sprint(j) // unique: the test may run again (-count)
 				if _, err := f.Create(ctx, base, nil, framework.WithMode(framework.Container)); err != nil {
@@ -126,20 +113,7 @@ func TestCreateWalksBoundedUnderReaperStorm(t *testing.T) {
 		}
 	})
 	defer remove()
-	for j, op := range []struct {
-		name string
-		run  func(dir string) (string, error)
-	}{
-		{"Create", func(dir string) (string, error) {
-			return f.Create(ctx, dir+"/n-", nil, framework.CreatingParents(),
-				framework.WithMode(framework.EphemeralSequential))
-		}},
-		{"CreateAndList", func(dir string) (string, error) {
-			res, err := f.CreateAndList(ctx, dir+"/n-", nil, framework.CreatingParents(),
-				framework.Protected(), framework.WithMode(framework.EphemeralSequential))
-			return res.Path, err
-		}},
-	} {
+	for j, op := range parentCreates(ctx, f) {
 		// A chain of persistent nodes deeper than the bound: each walk finds one level less and
 		// the hook deletes that level, never reaching the root.
 		dir := zktest.UniquePath(t, "/") + fmt.Sprint(j) // unique: the test may run again (-count)
@@ -169,5 +143,27 @@ func TestCreateWalksBoundedUnderReaperStorm(t *testing.T) {
 		case n < 4:
 			t.Errorf("%s: walked %d times: no making walked again (the storm was not forced)", op.name, n)
 		}
+	}
+}
+
+// parentCreate is a create that makes missing parents, named for the test's messages.
+type parentCreate struct {
+	name string
+	run  func(dir string) (string, error) // creates an ephemeral sequential node under dir
+}
+
+// parentCreates are the creates of the reaped-parent tests: Create, and CreateAndList with a
+// protected name.
+func parentCreates(ctx context.Context, f *framework.Framework) []parentCreate {
+	return []parentCreate{
+		{"Create", func(dir string) (string, error) {
+			return f.Create(ctx, dir+"/n-", nil, framework.CreatingParents(),
+				framework.WithMode(framework.EphemeralSequential))
+		}},
+		{"CreateAndList", func(dir string) (string, error) {
+			res, err := f.CreateAndList(ctx, dir+"/n-", nil, framework.CreatingParents(),
+				framework.Protected(), framework.WithMode(framework.EphemeralSequential))
+			return res.Path, err
+		}},
 	}
 }
