@@ -24,7 +24,9 @@ const (
 // client CPU between it and zk.Lock is the framework's and between it and zkrecipes the
 // recipe's. With noCancel every request runs under context.Background() (on the caller's
 // goroutine); otherwise under the harness's cancellable context, one worker hop per request.
-// Diagnostic: it runs only when named.
+// Like zk.Lock it does not check that its own node still stands (after an expiry it would take
+// an empty queue ahead for a grant): a reference for CPU, never run against faults. Diagnostic:
+// it runs only when named.
 func frameworkFloorPeer(noCancel bool) harness.Peer {
 	name := frameworkFloorName
 	if noCancel {
@@ -99,9 +101,11 @@ func (l *floorLock) Acquire(ctx context.Context) (err error) {
 	if !ok {
 		return fmt.Errorf("%w: %q", errFloorNoSequence, p)
 	}
+	// The loop assigns err (no :=): the deferred delete reads the named result.
+	var children []string
+	var w *framework.Watch
 	for {
-		children, _, err := l.fw.Children(ctx, l.dir)
-		if err != nil {
+		if children, _, err = l.fw.Children(ctx, l.dir); err != nil {
 			return err
 		}
 		prev := ahead(children, seq)
@@ -109,14 +113,14 @@ func (l *floorLock) Acquire(ctx context.Context) (err error) {
 			l.node = p
 			return nil
 		}
-		_, _, w, err := l.fw.GetW(ctx, l.dir+"/"+prev)
+		_, _, w, err = l.fw.GetW(ctx, l.dir+"/"+prev)
 		if errors.Is(err, framework.ErrNoNode) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		if _, err := w.Wait(ctx); err != nil {
+		if _, err = w.Wait(ctx); err != nil {
 			return err
 		}
 	}
