@@ -215,9 +215,21 @@ func (c *contender) step(ctx context.Context, sess *framework.Session, children 
 
 // evaluate asks the driver about children, and refuses a grant (or a grant on the watched
 // node's deletion) that would jump the queue: see driver.CheckGrant. A decision to wait notes
-// in c.self the lease of this process, if any, that it waits behind.
+// in c.self the lease of this process, if any, that it waits behind. Only a read-write lock
+// whose other half holds here needs the sorted view for that (selfHoldIn); every other
+// decision is driver.Choose's, which selects the node ahead without sorting the directory.
 func (c *contender) evaluate(children []string, input []byte) (driver.Decision, error) {
-	dec, v, err := driver.Evaluate(c.drv, children, c.name, input)
+	var dec driver.Decision
+	var grantErr, err error
+	v := driver.View{Index: -1}
+	if k := c.lock.kin; k != nil && k.held.Load() > 0 {
+		dec, v, err = driver.Evaluate(c.drv, children, c.name, input)
+		if err == nil && dec.Err == nil && (dec.Holds || dec.GoneHolds) {
+			grantErr = driver.CheckGrant(v)
+		}
+	} else {
+		dec, grantErr, err = driver.Choose(c.drv, children, c.name, input)
+	}
 	switch {
 	case err != nil:
 		return dec, fmt.Errorf("%w: %s", err, c.path)
@@ -226,10 +238,8 @@ func (c *contender) evaluate(children []string, input []byte) (driver.Decision, 
 			return dec, ferr
 		}
 		return dec, fmt.Errorf("%s: %w", c.path, dec.Err)
-	case dec.Holds || dec.GoneHolds:
-		if err := driver.CheckGrant(v); err != nil {
-			return dec, c.lock.orderError(err)
-		}
+	case grantErr != nil:
+		return dec, c.lock.orderError(grantErr)
 	}
 	if !dec.Holds {
 		c.self = c.lock.selfHoldIn(v, dec)

@@ -43,7 +43,8 @@ func pairHalves(r, w *Lock, downgrade bool) {
 // from the view v on which dec says to wait: the node dec names, when a lease of l holds it;
 // else, for a half of a read-write lock, a lease of the other half that sorts before ours (a
 // read waits for every writer before it, a write for every node before it). The scan runs only
-// while the other half holds a lease in this process: otherwise it costs one map look-up.
+// while the other half holds a lease in this process: otherwise it costs one map look-up, and v
+// may be empty (Index -1: evaluate sorted nothing).
 func (l *Lock) selfHoldIn(v driver.View, dec driver.Decision) selfHold {
 	if l.ours(dec.WatchNode) {
 		return selfHold{node: dec.WatchNode, kind: selfSame}
