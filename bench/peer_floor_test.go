@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
 	"github.com/zkrecipes/zkrecipes/zktest"
 )
 
@@ -32,9 +33,10 @@ func TestFloorAhead(t *testing.T) {
 	}
 }
 
-// The floor variants are diagnostic: never in the default plan, there when named.
+// The floor variants and the lean engine are diagnostic: never in the default plan, there when
+// named.
 func TestFloorPeersOnlyWhenNamed(t *testing.T) {
-	for _, name := range []string{"framework-floor", "framework-floor-no-cancel"} {
+	for _, name := range []string{"framework-floor", "framework-floor-no-cancel", "lean-engine-no-cancel"} {
 		es := allPeers(map[string]bool{name: true})
 		if len(es) != 1 || slug(es[0].peer.Name()) != name || !es[0].variant {
 			t.Errorf("allPeers(%q) = %d entries, want the one variant", name, len(es))
@@ -44,18 +46,17 @@ func TestFloorPeersOnlyWhenNamed(t *testing.T) {
 		}
 	}
 	for _, e := range allPeers(nil) {
-		if strings.HasPrefix(slug(e.peer.Name()), "framework-floor") {
+		if n := slug(e.peer.Name()); strings.HasPrefix(n, "framework-floor") || strings.HasPrefix(n, "lean-engine") {
 			t.Errorf("the default plan runs %q", e.peer.Name())
 		}
 	}
 }
 
-// Both floor variants contend for one lock on a real server with mutual exclusion (the
-// harness's holder counter) and make progress.
+// Both floor variants and the lean engine contend for one lock on a real server with mutual
+// exclusion (the harness's holder counter) and make progress.
 func TestFloorPeersContend(t *testing.T) {
 	srv := zktest.Start(t)
-	for _, noCancel := range []bool{false, true} {
-		p := frameworkFloorPeer(noCancel)
+	for _, p := range []harness.Peer{frameworkFloorPeer(false), frameworkFloorPeer(true), leanEnginePeer()} {
 		t.Run(slug(p.Name()), func(t *testing.T) {
 			sc, err := pairScenario(idCont8)
 			if err != nil {
@@ -71,6 +72,35 @@ func TestFloorPeersContend(t *testing.T) {
 			}
 			if len(res) != 1 || res[0].Error != "" || res[0].Violations != 0 || res[0].Cycles == 0 {
 				t.Fatalf("result %+v: want one run, no error, no violation, some cycles", res)
+			}
+		})
+	}
+}
+
+func TestLeanScan(t *testing.T) {
+	const ours = "_c_o-lock-0000000007"
+	tests := []struct {
+		name     string
+		children []string
+		prev     string
+		mine     bool
+	}{
+		{"alone", []string{ours}, "", true},
+		{"first", []string{"_c_b-lock-0000000009", ours}, "", true},
+		{"the one just ahead, in any order", []string{"_c_a-lock-0000000003", ours, "_c_c-lock-0000000005", "_c_b-lock-0000000009"}, "_c_c-lock-0000000005", true},
+		{"a name without a sequence is no contender", []string{"stray", "_c_a-lock-00000000x6", "_c_a-lock-0000000002", ours}, "_c_a-lock-0000000002", true},
+		{"ours is gone", []string{"_c_a-lock-0000000003"}, "_c_a-lock-0000000003", false},
+		{"empty listing", nil, "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prev, mine, size := leanScan(tc.children, ours, 7)
+			want := 0
+			for _, c := range tc.children {
+				want += 4 + len(c)
+			}
+			if prev != tc.prev || mine != tc.mine || size != want {
+				t.Fatalf("leanScan = %q, %v, %d; want %q, %v, %d", prev, mine, size, tc.prev, tc.mine, want)
 			}
 		})
 	}
