@@ -128,3 +128,19 @@ func BenchmarkChoose(b *testing.B) {
 		})
 	}
 }
+
+// Choose allocates nothing for the standard one-lease drivers (Evaluate allocates the sorted
+// view: 1 per listing of up to 64 children).
+func TestChooseAllocatesNothing(t *testing.T) {
+	for _, n := range []int{1, 8, 64, 200} {
+		for _, d := range []driver.Driver{driver.Exclusive(), driver.Write()} {
+			kids := make([]string, n)
+			for i := range kids {
+				kids[i] = fmt.Sprintf("_c_%08x-aaaa-bbbb-cccc-dddddddddddd-%s%010d", i*7919, d.LockName(), (i*37)%n+100)
+			}
+			if a := testing.AllocsPerRun(50, func() { _, _, _ = driver.Choose(d, kids, kids[n/2], nil) }); a != 0 {
+				t.Errorf("%s, %d children: %v allocations, want 0", d.LockName(), n, a)
+			}
+		}
+	}
+}

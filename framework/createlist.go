@@ -61,17 +61,12 @@ func (f *Framework) createAndList(ctx context.Context, p string, data []byte, op
 	cw := f.sockets.awaitCreate(target)
 	defer cw.stop()
 	written := cw.written
-	type created struct {
-		p    string
-		sess *Session
-		err  error
-	}
 	// The create runs on a goroutine of its own, its requests inline (the caller waits for it
 	// under ctx, so a goroutine beside each of them would only add a hand-off). If ctx ends
 	// first the caller abandons it, and the goroutine deletes a node it created afterwards.
-	done := make(chan created, 1)
-	var handoff sync.Mutex
-	abandoned := false
+	// What the two share is one object (issue 27: one allocation, not one per variable).
+	h := &createHandoff{done: make(chan created, 1)}
+	done := h.done
 	f.Go(func() {
 		var c created
 		ictx := withInline(ctx)
@@ -80,20 +75,20 @@ func (f *Framework) createAndList(ctx context.Context, p string, data []byte, op
 		} else {
 			c.p, c.sess, c.err = f.createPlain(ictx, p, data, &cc)
 		}
-		if h := f.createHooks.Load(); h != nil && h.created != nil {
-			h.created()
+		if hk := f.createHooks.Load(); hk != nil && hk.created != nil {
+			hk.created()
 		}
-		handoff.Lock()
-		defer handoff.Unlock()
-		if abandoned {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.abandoned {
 			if c.p != "" {
 				f.DeleteInBackground(c.p)
 			}
 			return
 		}
-		done <- c
-		if h := f.createHooks.Load(); h != nil && h.delivered != nil {
-			h.delivered()
+		h.done <- c
+		if hk := f.createHooks.Load(); hk != nil && hk.delivered != nil {
+			hk.delivered()
 		}
 	})
 	var c created
@@ -129,13 +124,14 @@ func (f *Framework) createAndList(ctx context.Context, p string, data []byte, op
 	select {
 	case c = <-done:
 	case <-ctx.Done():
-		handoff.Lock()
+		h.mu.Lock()
 		select {
 		case c = <-done: // it finished meanwhile: its result is ours to return
 		default:
-			abandoned = true
+			h.abandoned = true
 		}
-		handoff.Unlock()
+		abandoned := h.abandoned
+		h.mu.Unlock()
 		if abandoned {
 			return CreateListing{}, fmt.Errorf("framework: create %s: %w (a node it makes is deleted)", p, ctx.Err())
 		}
@@ -156,6 +152,21 @@ func (f *Framework) createAndList(ctx context.Context, p string, data []byte, op
 		return res, lerr
 	}
 	return res, nil
+}
+
+// created is the outcome of CreateAndList's create, handed from its goroutine to the caller.
+type created struct {
+	p    string
+	sess *Session
+	err  error
+}
+
+// createHandoff is what CreateAndList's caller and its create's goroutine share: the outcome's
+// channel (buffered 1), and whether the caller left (its ctx ended), under mu.
+type createHandoff struct {
+	done      chan created
+	mu        sync.Mutex
+	abandoned bool
 }
 
 // createHooks pause CreateAndList in tests, to force each order of the hand-off between the

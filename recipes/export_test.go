@@ -30,3 +30,7 @@ func PreArmProbe(l *Lock, p string) (arm func(context.Context) error, armed func
 	c := &contender{lock: l, path: p}
 	return c.preArm, func() bool { return c.preArmed() != nil }, func() *framework.Watch { return c.ownW }
 }
+
+// CreateName is the path the lock's sequential nodes are created under for a driver whose lock
+// name is lockName.
+func CreateName(l *Lock, lockName string) string { return l.createName(lockName) }

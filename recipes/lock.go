@@ -38,6 +38,8 @@ type Lock struct {
 	kin         *Lock                  // the other half of a read-write lock, or nil (pairHalves)
 	kinKind     selfKind               // what a lease of kin that we wait behind is to us
 	sticky      *stickyCache           // WithSticky's cache, or nil
+	ownName     string                 // drv's lock name, and
+	ownPath     string                 // the path our sequential nodes are created under for it (createName)
 }
 
 // LockOption configures a Lock or a recipe built on one.
@@ -141,7 +143,8 @@ func NewLock(fw *framework.Framework, path string, drv driver.Driver, opts ...Lo
 	if err := validateLockPath(path); err != nil {
 		return nil, err
 	}
-	l := &Lock{fw: fw, path: path, drv: drv}
+	l := &Lock{fw: fw, path: path, drv: drv, ownName: drv.LockName()}
+	l.ownPath = childPath(path, l.ownName)
 	for _, o := range opts {
 		if o == nil {
 			return nil, fmt.Errorf("%w: nil option", ErrInvalidArgument)

@@ -390,10 +390,12 @@ func childPath(dir, name string) string {
 // (CreateAndListW, stickyCache.listWatch).
 func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.CreateListing, error) {
 	spec := drv.Node()
-	name := childPath(l.path, drv.LockName()+spec.Fixed)
-	mode := framework.EphemeralSequential
+	opts := sequentialCreate
+	var name string
 	if spec.Fixed != "" {
-		mode = framework.Ephemeral
+		name, opts = childPath(l.path, drv.LockName()+spec.Fixed), fixedCreate
+	} else {
+		name = l.createName(drv.LockName())
 	}
 	data := spec.Data
 	if data == nil {
@@ -403,8 +405,26 @@ func (l *Lock) createAndList(ctx context.Context, drv driver.Driver) (framework.
 	if l.sticky.listWatch(drv) {
 		create = l.fw.CreateAndListW
 	}
-	cl, err := create(ctx, name, data, framework.WithMode(mode), framework.Protected(), framework.CreatingParents())
+	cl, err := create(ctx, name, data, opts...)
 	return cl, ownNodeGone(cl.Path, err)
+}
+
+// The options of our creates, made once (the framework reads them and keeps none): a protected
+// ephemeral node, sequential unless the driver names it, parents as containers.
+var (
+	sequentialCreate = []framework.CreateOption{framework.WithMode(framework.EphemeralSequential),
+		framework.Protected(), framework.CreatingParents()}
+	fixedCreate = []framework.CreateOption{framework.WithMode(framework.Ephemeral),
+		framework.Protected(), framework.CreatingParents()}
+)
+
+// createName is the path our sequential node is created under for a driver whose lock name is
+// lockName: the lock's own driver's is made once (NewLock), any other's (a downgrade's) each time.
+func (l *Lock) createName(lockName string) string {
+	if lockName == l.ownName && l.ownPath != "" {
+		return l.ownPath
+	}
+	return childPath(l.path, lockName)
 }
 
 // ownNodeGone marks a CreateAndList failure that says our node, created, is gone already

@@ -50,7 +50,7 @@ func (n *node) onOwnEvent(w *framework.Watch) {
 // after the retry policy's delay, warning once (rewatch), so that the watch never stops silently
 // nor spins while the lease is held.
 func (n *node) armOwn() {
-	rw := newRewatch(n.fw.Logger(), n.fw.RetryPolicy(), "the lease's node for its deletion", n.path)
+	var rw *rewatch // made at the first failure: a lease released before this runs costs none
 	for n.ctx.Err() == nil {
 		_, _, w, err := n.fw.GetW(framework.Inline(n.ctx), n.path) // inline: this goroutine is the watch's own
 		switch {
@@ -60,12 +60,17 @@ func (n *node) armOwn() {
 		case n.ctx.Err() != nil, errors.Is(err, framework.ErrClosed):
 			return
 		case err != nil: // NoAuth once READ was removed, say: at the retry policy's pace, never a spin
+			if rw == nil {
+				rw = newRewatch(n.fw.Logger(), n.fw.RetryPolicy(), "the lease's node for its deletion", n.path)
+			}
 			if !rw.failed(n.ctx, err) {
 				return
 			}
 			continue
 		}
-		rw.ok()
+		if rw != nil {
+			rw.ok()
+		}
 		n.onOwnEvent(w)
 		return
 	}
