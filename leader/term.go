@@ -26,9 +26,20 @@ func newTerm(lease *recipes.Lease) *Term {
 	return t
 }
 
-// poll asks the lease, which checks the session's deadline: a lost lease ends t.ctx (its
-// child) synchronously.
-func (t *Term) poll() { t.lease.Done() }
+// poll asks the lease, which checks the session's deadline, and ends t at once, with the
+// lease's cause, when the lease has ended. The lease's end reaches t.ctx, its child, only after
+// it has closed the lease's own Done: a check between the two would find the lease ended and the
+// term live (a holder resumed after a pause did, issue 27's CI run). Err's context.Cause waits
+// for that cancel to finish.
+func (t *Term) poll() {
+	select {
+	case <-t.ctx.Done():
+		return
+	case <-t.lease.Done():
+		t.cancel(t.lease.Err())
+	default:
+	}
+}
 
 // end ends the term with cause (the first cause wins).
 func (t *Term) end(cause error) { t.cancel(cause) }
@@ -53,8 +64,10 @@ func (t *Term) Done() <-chan struct{} {
 // Like the lease's Err, every call while the term looks live checks the session's deadline,
 // so that a process resumed after a pause longer than it learns at once that its term ended.
 func (t *Term) Err() error {
-	if t.ctx.Err() == nil && t.lease.Err() == nil { // a lost lease ends t.ctx synchronously
-		return nil
+	if t.ctx.Err() == nil {
+		if err := t.lease.Err(); err != nil { // ended, maybe just now by the deadline: end t too
+			t.cancel(err)
+		}
 	}
 	return context.Cause(t.ctx)
 }
