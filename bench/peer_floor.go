@@ -69,13 +69,8 @@ func floorSeq(name string) (int64, bool) {
 
 // ahead is the child with the greatest sequence below seq among children ("" when none).
 func ahead(children []string, seq int64) string {
-	best, bestSeq := "", int64(-1)
-	for _, c := range children {
-		if s, ok := floorSeq(c); ok && s < seq && s > bestSeq {
-			best, bestSeq = c, s
-		}
-	}
-	return best
+	prev, _, _ := leanScan(children, "", seq) // "" has no sequence: no child is skipped as ours
+	return prev
 }
 
 func (l *floorLock) ctx(ctx context.Context) context.Context {
