@@ -48,6 +48,8 @@ func TestChooseMatchesEvaluate(t *testing.T) {
 		{"a full path: its last segment", []string{"lock-0000000002", "lock-0000000001"}, "/a/b/lock-0000000002"},
 		{"a stranger without a sequence", []string{"lock-0000000002", "stray", "lock-0000000001"}, "lock-0000000001"},
 		{"equal sequences: listing order breaks the tie", []string{"x-lock-0000000004", "y-lock-0000000004", "lock-0000000009"}, "y-lock-0000000004"},
+		{"equal sequences ahead: the one listed later is just ahead", []string{"x-lock-0000000004", "y-lock-0000000004", "lock-0000000009"}, "lock-0000000009"},
+		{"equal sequences ahead, ours between", []string{"x-lock-0000000004", "lock-0000000009", "y-lock-0000000004", "z-lock-0000000009"}, "lock-0000000009"},
 		{"a duplicate name: the first listed is ours", []string{"lock-0000000004", "lock-0000000001", "lock-0000000004"}, "lock-0000000004"},
 		{"a grant that jumps the queue", []string{"a-lock-0000000005", "lock-b-0000000003"}, "a-lock-0000000005"},
 		{"a watch whose deletion would jump the queue", []string{"lock-0000000002", "lock-0000000006", "q-lock-b-0000000001"}, "lock-0000000006"},
