@@ -49,7 +49,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "write the markdown report to this file too")
 	flag.BoolVar(&o.quick, "quick", false, "short windows, 1 repetition, queues of 1, 64 and 500 for e (a minute or two)")
 	flag.IntVar(&o.reps, "reps", 0, "repetitions of the whole set (default 3, 1 with -quick)")
-	flag.StringVar(&o.peers, "peers", "", "comma-separated peers to run (raw-floor, zkrecipes, zkrecipes-sticky, go-zookeeper-zklock, curator, kazoo; diagnostic, only when named: zkrecipes-no-cancel, framework-floor, framework-floor-no-cancel, lean-engine-no-cancel)")
+	flag.StringVar(&o.peers, "peers", "", "comma-separated peers to run (raw-floor, zkrecipes, zkrecipes-sticky, go-zookeeper-zklock, curator, kazoo; diagnostic, only when named: zkrecipes-no-cancel, framework-floor, framework-floor-no-cancel, lean-engine, lean-engine-no-cancel)")
 	flag.BoolVar(&o.noInstall, "no-install", false, "never apt-get install missing peers")
 	flag.BoolVar(&o.noCount, "no-count", false, "skip the request-counting pass")
 	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1,e64,e1000,e10000,e-limit,f-rw,f-sem,f-multi, m1-tx,m1-seq,...,m8-seq,mc-tx,mc-seq,mc-naive, s1,s2,s3,s4,s5,s5-w, raw-...); for diagnosis")

@@ -41,7 +41,7 @@ var (
 )
 
 // errPairPeers: -pair names something other than two Go peers.
-var errPairPeers = errors.New("bench: -pair takes two Go peers (zkrecipes, zkrecipes-no-cancel, zkrecipes-sticky, go-zookeeper-zklock, framework-floor, framework-floor-no-cancel, lean-engine-no-cancel)")
+var errPairPeers = errors.New("bench: -pair takes two Go peers (zkrecipes, zkrecipes-no-cancel, zkrecipes-sticky, go-zookeeper-zklock, framework-floor, framework-floor-no-cancel, lean-engine, lean-engine-no-cancel)")
 
 // pairScenario is the scenario id of the default plan's lock or sticky scenarios, with the pair
 // mode's window.

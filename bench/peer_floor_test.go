@@ -36,7 +36,7 @@ func TestFloorAhead(t *testing.T) {
 // The floor variants and the lean engine are diagnostic: never in the default plan, there when
 // named.
 func TestFloorPeersOnlyWhenNamed(t *testing.T) {
-	for _, name := range []string{"framework-floor", "framework-floor-no-cancel", "lean-engine-no-cancel"} {
+	for _, name := range []string{"framework-floor", "framework-floor-no-cancel", "lean-engine", "lean-engine-no-cancel"} {
 		es := allPeers(map[string]bool{name: true})
 		if len(es) != 1 || slug(es[0].peer.Name()) != name || !es[0].variant {
 			t.Errorf("allPeers(%q) = %d entries, want the one variant", name, len(es))
@@ -56,7 +56,7 @@ func TestFloorPeersOnlyWhenNamed(t *testing.T) {
 // exclusion (the harness's holder counter) and make progress.
 func TestFloorPeersContend(t *testing.T) {
 	srv := zktest.Start(t)
-	for _, p := range []harness.Peer{frameworkFloorPeer(false), frameworkFloorPeer(true), leanEnginePeer()} {
+	for _, p := range []harness.Peer{frameworkFloorPeer(false), frameworkFloorPeer(true), leanEnginePeer(true), leanEnginePeer(false)} {
 		t.Run(slug(p.Name()), func(t *testing.T) {
 			sc, err := pairScenario(idCont8)
 			if err != nil {

@@ -11,8 +11,11 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes"
 )
 
-// leanEngineName is the lean reference's name in the tables (diagnostic, issue 27).
-const leanEngineName = "lean engine no-cancel"
+// Names of the lean reference's variants in the tables (diagnostic, issue 27).
+const (
+	leanEngineName       = "lean engine no-cancel"
+	leanEngineCancelName = "lean engine"
+)
 
 // leanEnginePeer is the framework floor (peer_floor.go) with what the recipe's exclusive lock
 // promises its holder added in the fewest lines: a grant only on a listing that shows our node,
@@ -20,22 +23,32 @@ const leanEngineName = "lean engine no-cancel"
 // lease's loss signal (a context that ends with that epoch, through Session.AfterEnd); a fencing
 // token (the listing right behind the create gives our node's czxid); a squatter ahead (a node
 // that is not ephemeral) refused; a listing-size limit; a guaranteed delete at release. It keeps
-// the floor's requests (a create, then a listing: no pipelining) and runs everything under
-// context.Background(), on the caller's goroutine, like "zkrecipes no-cancel". It has none of the
+// the floor's requests (a create, then a listing: no pipelining). With noCancel it runs
+// everything under context.Background(), on the caller's goroutine, like "zkrecipes no-cancel";
+// otherwise under the harness's cancellable context, as "zkrecipes" does: the deadline kept the
+// simplest way, each request on a warm goroutine beside the caller (one hand-off per request,
+// the framework's own), the wait on the watch under the context. It has none of the
 // engine's structure (drivers, views, the contender's turns, the node's life, events), so paired
 // against the floor it prices those promises, and against "zkrecipes no-cancel" the engine that
 // carries them. It has no own-node watch, sticky slot, revocation or loss grace (the contended
 // rows use none of them). Diagnostic: it runs only when named.
-func leanEnginePeer() harness.Peer {
-	return zkrecipesVariant(leanEngineName, func(s *zkrSession) harness.Session {
-		return leanSession{s}
+func leanEnginePeer(noCancel bool) harness.Peer {
+	name := leanEngineCancelName
+	if noCancel {
+		name = leanEngineName
+	}
+	return zkrecipesVariant(name, func(s *zkrSession) harness.Session {
+		return leanSession{zkrSession: s, noCancel: noCancel}
 	})
 }
 
-type leanSession struct{ *zkrSession }
+type leanSession struct {
+	*zkrSession
+	noCancel bool
+}
 
 func (s leanSession) Mutex(dir string) (harness.Locker, error) {
-	return &leanLock{fw: s.fw, dir: dir}, nil
+	return &leanLock{fw: s.fw, dir: dir, noCancel: s.noCancel}, nil
 }
 
 // leanListingLimit is the recipe's default listing limit, in bytes as ZooKeeper encodes a
@@ -54,9 +67,10 @@ var (
 
 // leanLock is one lock path's lean mutex; the harness uses each from one goroutine at a time.
 type leanLock struct {
-	fw   *framework.Framework
-	dir  string
-	held *leanLease
+	fw       *framework.Framework
+	dir      string
+	noCancel bool
+	held     *leanLease
 }
 
 // leanLease is a grant: Done ends when the epoch that created the node does, or at release.
@@ -71,9 +85,12 @@ type leanLease struct {
 // Done is the loss signal.
 func (ls *leanLease) Done() <-chan struct{} { return ls.ctx.Done() }
 
-func (l *leanLock) Acquire(context.Context) error {
+func (l *leanLock) Acquire(ctx context.Context) error {
+	if l.noCancel {
+		ctx = context.Background()
+	}
 	for i := 0; ; i++ {
-		ls, err := l.attempt(context.Background())
+		ls, err := l.attempt(ctx)
 		if errors.Is(err, errLeanNodeGone) && i < leanRequeues {
 			continue
 		}
@@ -164,7 +181,10 @@ func leanScan(children []string, name string, seq int64) (prev string, mine bool
 	return prev, mine, size
 }
 
-func (l *leanLock) Release(context.Context) error {
+func (l *leanLock) Release(ctx context.Context) error {
+	if l.noCancel {
+		ctx = context.Background()
+	}
 	ls := l.held
 	if ls == nil {
 		return errNotHeld
@@ -172,5 +192,5 @@ func (l *leanLock) Release(context.Context) error {
 	l.held = nil
 	ls.hook.Stop()
 	ls.cancel(errLeanReleased)
-	return l.fw.Delete(context.Background(), ls.path, framework.Guaranteed())
+	return l.fw.Delete(ctx, ls.path, framework.Guaranteed())
 }

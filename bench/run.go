@@ -72,7 +72,7 @@ func allPeers(selected map[string]bool) []peerEntry {
 	// Diagnostic variants run only when named.
 	all = append(all, peerEntry{peer: zkrecipesNoCancelPeer(), variant: true},
 		peerEntry{peer: frameworkFloorPeer(false), variant: true}, peerEntry{peer: frameworkFloorPeer(true), variant: true},
-		peerEntry{peer: leanEnginePeer(), variant: true})
+		peerEntry{peer: leanEnginePeer(true), variant: true}, peerEntry{peer: leanEnginePeer(false), variant: true})
 	var out []peerEntry
 	for _, p := range all {
 		if selected[p.peer.Name()] || selected[slug(p.peer.Name())] {
