@@ -2,6 +2,7 @@ package driver
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -54,4 +55,22 @@ func FuzzParseSequence(f *testing.F) {
 			t.Fatalf("parseSequence(%q) = %d, %v; want %d, %v", s, got, ok, want, wok)
 		}
 	})
+}
+
+// choose drops CheckGrant on the ground that a standard driver's key is a suffix of the name
+// (so a key of ten digits is the name's own sequence): every standard driver's SortKey must
+// keep that, whatever the name.
+func TestStandardKeysAreSuffixes(t *testing.T) {
+	drivers := []standardDriver{Exclusive().(standardDriver), Write().(standardDriver),
+		Standard("", 1).(standardDriver), Standard("x9", 1).(standardDriver), Standard(ReadLockName, 1).(standardDriver)}
+	names := []string{"", "lock-0000000001", "_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-lock-0000000001",
+		"lock-lock-0000000002", "__READ__WRIT__0000000001", "a__READ__b__WRIT__c0000000003", "x90000000009",
+		"x9x90000000009", "lock-", "0000000001lock-", "__WRIT__", "stray", "lock-000000000x"}
+	for _, d := range drivers {
+		for _, c := range names {
+			if k := d.SortKey(c); !strings.HasSuffix(c, k) {
+				t.Errorf("%+v: SortKey(%q) = %q, not a suffix of the name", d, c, k)
+			}
+		}
+	}
 }
