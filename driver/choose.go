@@ -66,10 +66,8 @@ func (d standardDriver) choose(children []string, name string) (dec Decision, gr
 // keySeq returns d.SortKey(c) as a number, when it is a sequence. For the usual child, the lock
 // name and ten digits, the key is those digits, read eight at a time.
 func (d standardDriver) keySeq(c string) (uint64, bool) {
-	ln := d.lockName
-	if i := len(c) - sequenceDigits - len(ln); !d.rw && i >= 0 && ln != "" && !isDigit(ln[len(ln)-1]) &&
-		c[i:i+len(ln)] == ln { // KeyAfter's usual case: the key is the last ten characters
-		return parseSequence(c)
+	if !d.rw && d.lockName != "" && lockNameBeforeSequence(c, d.lockName) {
+		return parseSequence(c) // KeyAfter's usual case: the key is the last ten characters
 	}
 	return seqOf(d.SortKey(c))
 }

@@ -127,19 +127,23 @@ func KeyAfter(child, lockName string) string {
 	if lockName == "" {
 		return child
 	}
-	// The usual child is lockName and a 10-digit sequence: then the last occurrence is right
-	// before the digits, unless lockName ends in a digit (one further right would end inside
-	// them). One comparison instead of a search through every child of every listing (issue 27).
-	if i := len(child) - sequenceDigits - len(lockName); i >= 0 && !isDigit(lockName[len(lockName)-1]) &&
-		child[i:i+len(lockName)] == lockName {
-		if _, ok := sequenceOf(child); ok {
-			return child[i+len(lockName):]
-		}
+	if seq, ok := sequenceOf(child); ok && lockNameBeforeSequence(child, lockName) {
+		return seq
 	}
 	if i := strings.LastIndex(child, lockName); i >= 0 {
 		return child[i+len(lockName):]
 	}
 	return child
+}
+
+// lockNameBeforeSequence reports whether child's last occurrence of lockName (not empty) is
+// right before its last ten characters, found with one comparison instead of a search through
+// every child of every listing (issue 27). It is, when lockName sits there and does not end in a
+// digit: an occurrence further right would end inside those ten characters, which for the usual
+// child (lockName and a 10-digit sequence) are digits. The caller checks that they are.
+func lockNameBeforeSequence(child, lockName string) bool {
+	i := len(child) - sequenceDigits - len(lockName)
+	return i >= 0 && !isDigit(lockName[len(lockName)-1]) && child[i:i+len(lockName)] == lockName
 }
 
 // rwSortKey is the read-write lock's key: strip through "__READ__", then through
