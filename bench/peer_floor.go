@@ -28,11 +28,7 @@ const (
 // an empty queue ahead for a grant): a reference for CPU, never run against faults. Diagnostic:
 // it runs only when named.
 func frameworkFloorPeer(noCancel bool) harness.Peer {
-	name := frameworkFloorName
-	if noCancel {
-		name = frameworkFloorNoCancelName
-	}
-	return zkrecipesVariant(name, func(s *zkrSession) harness.Session {
+	return zkrecipesVariant(variantName(noCancel, frameworkFloorName, frameworkFloorNoCancelName), func(s *zkrSession) harness.Session {
 		return floorSession{zkrSession: s, noCancel: noCancel}
 	})
 }
@@ -73,11 +69,24 @@ func ahead(children []string, seq int64) string {
 	return prev
 }
 
-func (l *floorLock) ctx(ctx context.Context) context.Context {
-	if l.noCancel {
+func (l *floorLock) ctx(ctx context.Context) context.Context { return variantContext(l.noCancel, ctx) }
+
+// variantContext is the context a diagnostic peer's variant runs its calls under: the
+// harness's, or context.Background() for a no-cancel variant (every request on the caller's
+// goroutine).
+func variantContext(noCancel bool, ctx context.Context) context.Context {
+	if noCancel {
 		return context.Background()
 	}
 	return ctx
+}
+
+// variantName is a diagnostic peer's name in the tables: noCancelName for its no-cancel variant.
+func variantName(noCancel bool, name, noCancelName string) string {
+	if noCancel {
+		return noCancelName
+	}
+	return name
 }
 
 func (l *floorLock) Acquire(ctx context.Context) (err error) {

@@ -33,11 +33,7 @@ const (
 // carries them. It has no own-node watch, sticky slot, revocation or loss grace (the contended
 // rows use none of them). Diagnostic: it runs only when named.
 func leanEnginePeer(noCancel bool) harness.Peer {
-	name := leanEngineCancelName
-	if noCancel {
-		name = leanEngineName
-	}
-	return zkrecipesVariant(name, func(s *zkrSession) harness.Session {
+	return zkrecipesVariant(variantName(noCancel, leanEngineCancelName, leanEngineName), func(s *zkrSession) harness.Session {
 		return leanSession{zkrSession: s, noCancel: noCancel}
 	})
 }
@@ -86,9 +82,7 @@ type leanLease struct {
 func (ls *leanLease) Done() <-chan struct{} { return ls.ctx.Done() }
 
 func (l *leanLock) Acquire(ctx context.Context) error {
-	if l.noCancel {
-		ctx = context.Background()
-	}
+	ctx = variantContext(l.noCancel, ctx)
 	for i := 0; ; i++ {
 		ls, err := l.attempt(ctx)
 		if errors.Is(err, errLeanNodeGone) && i < leanRequeues {
@@ -182,9 +176,7 @@ func leanScan(children []string, name string, seq int64) (prev string, mine bool
 }
 
 func (l *leanLock) Release(ctx context.Context) error {
-	if l.noCancel {
-		ctx = context.Background()
-	}
+	ctx = variantContext(l.noCancel, ctx)
 	ls := l.held
 	if ls == nil {
 		return errNotHeld
