@@ -39,7 +39,7 @@ func TestTermEndsWithItsLeaseForEveryObserver(t *testing.T) {
 	const trials = 300
 	for name, live := range checks {
 		t.Run(name, func(t *testing.T) {
-			seen := 0
+			seen, observed := 0, 0 // looked live; checked at all (the lease's end seen in time)
 			for range trials {
 				lease, err := m.Acquire(ctxFor(t, 10*time.Second))
 				if err != nil {
@@ -58,6 +58,7 @@ func TestTermEndsWithItsLeaseForEveryObserver(t *testing.T) {
 						default:
 							continue
 						}
+						observed++
 						if live(term) {
 							seen++
 						}
@@ -69,6 +70,9 @@ func TestTermEndsWithItsLeaseForEveryObserver(t *testing.T) {
 					t.Fatal(err)
 				}
 				wg.Wait()
+			}
+			if observed != trials {
+				t.Fatalf("the observer saw the lease end in %d of %d releases: the rest checked nothing", observed, trials)
 			}
 			if seen > 0 {
 				t.Fatalf("%d of %d releases: the term looked live after its lease had ended", seen, trials)
