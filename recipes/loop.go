@@ -421,7 +421,7 @@ var (
 // createName is the path our sequential node is created under for a driver whose lock name is
 // lockName: the lock's own driver's is made once (NewLock), any other's (a downgrade's) each time.
 func (l *Lock) createName(lockName string) string {
-	if lockName == l.ownName && l.ownPath != "" {
+	if lockName == l.ownName { // NewLock made ownPath
 		return l.ownPath
 	}
 	return childPath(l.path, lockName)
