@@ -9,6 +9,9 @@ import (
 // Watch is a tracked one-shot watch (see watchmgr.Watch), re-exported for recipes.
 type Watch = watchmgr.Watch
 
+// WatchHook is a Watch's OnFire registration (see watchmgr.Hook), re-exported for recipes.
+type WatchHook = watchmgr.Hook
+
 // ErrSessionInterrupted is returned by Watch.Wait when the session was disconnected or expired
 // after the watch was set: re-evaluate.
 var ErrSessionInterrupted = watchmgr.ErrSessionInterrupted

@@ -101,10 +101,8 @@ func (c *contender) fire(ev framework.Event) {
 }
 
 // disarm removes the wake-ups of a wait that no longer needs them.
-func (c *contender) disarm(stopW, stopC func() bool) {
-	if stopW != nil {
-		stopW()
-	}
+func (c *contender) disarm(stopW *framework.WatchHook, stopC func() bool) {
+	stopW.Stop()
 	if stopC != nil {
 		stopC()
 	}

@@ -96,7 +96,7 @@ type contender struct {
 	result    turn                  // written by handOver before its send on done
 	running   bool                  // a burst of the chain runs (else it waits on parked)
 	parked    turn                  // the wait the chain is parked on, with its wake-ups:
-	stopW     func() bool           // the watch's OnFire registration
+	stopW     *framework.WatchHook  // the watch's OnFire registration
 	stopC     func() bool           // the driver's change's (context.AfterFunc), or nil
 	queued    bool                  // the queued event was reported
 	self      selfHold              // the lease of this process that the last decision waits behind, if any

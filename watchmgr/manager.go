@@ -25,14 +25,13 @@ type Manager struct {
 	intr   chan struct{} // closed at the next disconnect/expiry, then replaced
 	closed bool
 
-	watches sync.WaitGroup             // Events forwarders still running
-	tracked watchList                  // go-zookeeper watches that may still be live; pruned as they fire (tracked.go)
-	byKey   map[watchKey]*zkWatch      // the latest watch of each kind and path, for Reserve
-	pending map[watchKey]*Registration // registrations in progress
-	gen     uint64                     // session generation: incremented at each expiry
-	pruneAt int                        // prune tracked when it reaches this size
-	hooks   hookList                   // OnFire registrations not yet run (onfire.go)
-	early   map[watchKey]struct{}      // pending registrations whose event came before Track; nil when none
+	watches sync.WaitGroup        // Events forwarders still running
+	tracked watchList             // go-zookeeper watches that may still be live; pruned as they fire (tracked.go)
+	paths   map[string]*pathBooks // each path's latest watches and registrations in progress (books.go)
+	npend   int                   // registrations in progress
+	gen     uint64                // session generation: incremented at each expiry
+	pruneAt int                   // prune tracked when it reaches this size
+	hooks   hookList              // OnFire registrations not yet run (onfire.go)
 }
 
 // New starts a Manager and its dispatcher goroutine. A nil logger discards. Call Close to stop it.
@@ -48,8 +47,7 @@ func New(logger *slog.Logger) *Manager {
 		subs:  make(map[int]func(zk.Event)),
 		intr:  make(chan struct{}),
 
-		byKey:   make(map[watchKey]*zkWatch),
-		pending: make(map[watchKey]*Registration),
+		paths:   make(map[string]*pathBooks),
 		pruneAt: minPrune,
 	}
 	go m.dispatch()
@@ -102,7 +100,7 @@ func (m *Manager) Close() {
 		m.closed = true
 		close(m.intr)
 		m.tracked.Clear()
-		clear(m.byKey)
+		clear(m.paths)
 		fns := m.takeAllHooks()
 		m.mu.Unlock()
 		for _, fn := range fns {

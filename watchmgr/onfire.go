@@ -12,21 +12,31 @@ import (
 // (conn.go: sendEvent, then notifyWatches), so a callback run from here may Wait on the watch:
 // the event is in the channel or about to be.
 
-// fireHook is one OnFire registration, linked in the Manager's hooks while registered.
-type fireHook struct {
-	s     *zkWatch
-	fn    func(zk.Event)
-	links ilist.Links[fireHook]
+// Hook is one OnFire registration, linked in the Manager's hooks and in its watch's while
+// registered. A Watch carries the first one made for it: a registration costs no allocation.
+type Hook struct {
+	s      *zkWatch
+	m      *Manager
+	fn     func(zk.Event)
+	links  ilist.Links[Hook] // in the Manager's hooks
+	wlinks ilist.Links[Hook] // in its watch's hooks
 }
 
 // hookList is the Manager's registered hooks, the latest first: a registration and its removal
 // cost no map operation and no allocation beyond the hook (issue 27). m.mu guards it.
-type hookList = ilist.List[fireHook, fireHookLinks]
+type hookList = ilist.List[Hook, hookLinks]
 
-// fireHookLinks finds a fireHook's links for Manager.hooks.
-type fireHookLinks struct{}
+// watchHooks is one watch's registered hooks; the Manager's mu guards it.
+type watchHooks = ilist.List[Hook, hookWatchLinks]
 
-func (fireHookLinks) Links(h *fireHook) *ilist.Links[fireHook] { return &h.links }
+// hookLinks finds a Hook's links for Manager.hooks, hookWatchLinks for zkWatch.hooks.
+type (
+	hookLinks      struct{}
+	hookWatchLinks struct{}
+)
+
+func (hookLinks) Links(h *Hook) *ilist.Links[Hook]      { return &h.links }
+func (hookWatchLinks) Links(h *Hook) *ilist.Links[Hook] { return &h.wlinks }
 
 // OnFire arranges for fn to run once when the watch has news: go-zookeeper's event for it is
 // on its way (fn gets its type and path: the watch fired or was invalidated; nobody need read
@@ -34,38 +44,39 @@ func (fireHookLinks) Links(h *fireHook) *ilist.Links[fireHook] { return &h.links
 // the Manager closed (fn gets a zero Event for these two). fn then runs on go-zookeeper's
 // receive loop or connect loop, or on the closing goroutine: it must not block and must not
 // call the connection (it hands its work to another goroutine). When the news is already there,
-// OnFire registers nothing and returns now = true: the caller goes on itself. Otherwise stop
-// removes the registration; it reports whether it did before fn was called (then fn never
-// runs). No goroutine waits for the watch either way.
-func (w *Watch) OnFire(fn func(zk.Event)) (stop func() bool, now bool) {
+// OnFire registers nothing and returns now = true: the caller goes on itself. Otherwise h.Stop
+// removes the registration. No goroutine waits for the watch either way.
+func (w *Watch) OnFire(fn func(zk.Event)) (h *Hook, now bool) {
 	s, m := w.s, w.s.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed || s.raw == nil || s.notified || s.ended() || closedChan(w.intr) {
 		return nil, true
 	}
-	h := &fireHook{s: s, fn: fn}
+	if w.hookUsed { // a Hook is never reused: a stale Stop must not remove a later registration
+		h = new(Hook)
+	} else {
+		h, w.hookUsed = &w.hook, true
+	}
+	h.s, h.m, h.fn = s, m, fn
 	m.hooks.PushFront(h)
-	s.hooks = append(s.hooks, h)
-	return func() bool { return m.unhook(h) }, false
+	s.hooks.PushFront(h)
+	return h, false
 }
 
-// unhook removes h, reporting whether it was still registered.
-func (m *Manager) unhook(h *fireHook) bool {
+// Stop removes the registration, and reports whether it did before its callback was taken
+// (then the callback never runs). A nil Hook's Stop reports false.
+func (h *Hook) Stop() bool {
+	if h == nil {
+		return false
+	}
+	m := h.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.hooks.Remove(h) {
 		return false
 	}
-	hs := h.s.hooks
-	for i, x := range hs {
-		if x == h {
-			hs[i] = hs[len(hs)-1]
-			hs[len(hs)-1] = nil
-			h.s.hooks = hs[:len(hs)-1]
-			break
-		}
-	}
+	h.s.hooks.Remove(h)
 	return true
 }
 
@@ -79,20 +90,20 @@ func closedChan(c <-chan struct{}) bool {
 	}
 }
 
-// kindsOf lists the kinds of watch go-zookeeper fires with an event of type t (conn.go:
-// notifyWatches); an invalidation (EventNotWatching) ends watches of every kind.
-func kindsOf(t zk.EventType) []Kind {
+// kindsOf returns the kinds of watch go-zookeeper fires with an event of type t (conn.go:
+// notifyWatches), one bit per slot; an invalidation (EventNotWatching) ends watches of every kind.
+func kindsOf(t zk.EventType) uint8 {
 	switch t {
 	case zk.EventNodeCreated:
-		return []Kind{Exists}
+		return 1 << Exists
 	case zk.EventNodeDataChanged:
-		return []Kind{Exists, Data}
+		return 1<<Exists | 1<<Data
 	case zk.EventNodeChildrenChanged:
-		return []Kind{Children}
+		return 1 << Children
 	case zk.EventNodeDeleted, zk.EventNotWatching:
-		return []Kind{Exists, Data, Children}
+		return 1<<Exists | 1<<Data | 1<<Children
 	}
-	return nil
+	return 0
 }
 
 // NodeEvent is told of each watch event go-zookeeper reports, before go-zookeeper sends it to
@@ -101,23 +112,26 @@ func kindsOf(t zk.EventType) []Kind {
 // still being registered (its reply read, Track not yet called) is marked when Track comes.
 // It never blocks and never calls the connection.
 func (m *Manager) NodeEvent(t zk.EventType, path string) {
-	var fns []func(zk.Event)
+	var buf [2]func(zk.Event)
+	fns := buf[:0]
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return
 	}
-	for _, k := range kindsOf(t) {
-		key := watchKey{k, path}
-		if s := m.byKey[key]; s != nil {
-			s.notified = true
-			fns = m.takeHooks(s, fns)
-		}
-		if _, ok := m.pending[key]; ok {
-			if m.early == nil {
-				m.early = make(map[watchKey]struct{})
+	if e := m.paths[path]; e != nil {
+		kinds := kindsOf(t)
+		for k := range numKinds {
+			if kinds&(1<<k) == 0 {
+				continue
 			}
-			m.early[key] = struct{}{}
+			if s := e.live[k]; s != nil {
+				s.notified = true
+				fns = m.takeHooks(s, fns)
+			}
+			if e.pend[k] != nil {
+				e.early[k] = true
+			}
 		}
 	}
 	m.mu.Unlock()
@@ -128,12 +142,10 @@ func (m *Manager) NodeEvent(t zk.EventType, path string) {
 
 // takeHooks removes s's OnFire registrations and appends their callbacks to fns; m.mu is held.
 func (m *Manager) takeHooks(s *zkWatch, fns []func(zk.Event)) []func(zk.Event) {
-	for _, h := range s.hooks {
+	for h := s.hooks.PopFront(); h != nil; h = s.hooks.PopFront() {
 		m.hooks.Remove(h)
 		fns = append(fns, h.fn)
 	}
-	clear(s.hooks)
-	s.hooks = s.hooks[:0]
 	return fns
 }
 
@@ -142,9 +154,8 @@ func (m *Manager) takeHooks(s *zkWatch, fns []func(zk.Event)) []func(zk.Event) {
 func (m *Manager) takeAllHooks() []func(zk.Event) {
 	var fns []func(zk.Event)
 	for h := m.hooks.PopFront(); h != nil; h = m.hooks.PopFront() {
+		h.s.hooks.Remove(h)
 		fns = append(fns, h.fn)
-		clear(h.s.hooks)
-		h.s.hooks = h.s.hooks[:0]
 	}
 	return fns
 }

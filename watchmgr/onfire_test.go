@@ -47,9 +47,12 @@ func TestOnFire(t *testing.T) {
 			}
 			w := reg.Track(raw)
 			m.mu.Lock()
-			early := m.early
+			var early [numKinds]bool
+			if e := m.paths["/a"]; e != nil {
+				early = e.early
+			}
 			m.mu.Unlock()
-			if early != nil { // Track took the early event: nothing is kept for later Tracks to look up
+			if early != ([numKinds]bool{}) { // Track took the early event: nothing is kept for later Tracks
 				t.Fatalf("early events left after Track: %v", early)
 			}
 			calls, got := 0, zk.Event{}
@@ -60,7 +63,7 @@ func TestOnFire(t *testing.T) {
 			if now {
 				return
 			}
-			if tc.stop && !stop() {
+			if tc.stop && !stop.Stop() {
 				t.Fatal("stop before any news = false, want true")
 			}
 			tc.news(m)
@@ -71,7 +74,7 @@ func TestOnFire(t *testing.T) {
 			if tc.want == 1 && got.Type != tc.wantType {
 				t.Fatalf("the callback got %+v, want type %v", got, tc.wantType)
 			}
-			if tc.want == 1 && stop() {
+			if tc.want == 1 && stop.Stop() {
 				t.Fatal("stop after the callback = true, want false")
 			}
 			m.mu.Lock()
@@ -85,5 +88,45 @@ func TestOnFire(t *testing.T) {
 				t.Fatalf("%d registrations left, want %d", left, wantLeft)
 			}
 		})
+	}
+}
+
+// A Watch's first registration is carried in it, and never handed out twice: a Stop of an
+// earlier registration, late, must not remove a later one, or that one's news would be lost.
+func TestOnFireStaleStop(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	_, reg, err := m.Reserve(context.Background(), Data, "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := reg.Track(make(chan zk.Event, 1))
+	first, now := w.OnFire(func(zk.Event) {})
+	if now || !first.Stop() {
+		t.Fatal("the first registration was not made, or not stopped")
+	}
+	calls := 0
+	second, now := w.OnFire(func(zk.Event) { calls++ })
+	if now || second == first {
+		t.Fatalf("second registration: now %v, same hook %v", now, second == first)
+	}
+	if first.Stop() {
+		t.Fatal("a stale Stop removed something")
+	}
+	m.NodeEvent(zk.EventNodeDeleted, "/a")
+	if calls != 1 {
+		t.Fatalf("%d callbacks after the event, want 1", calls)
+	}
+	if allocs := testing.AllocsPerRun(50, func() {
+		_, r, _ := m.Reserve(context.Background(), Data, "/b")
+		raw := make(chan zk.Event, 1)
+		w := r.Track(raw)
+		h, _ := w.OnFire(func(zk.Event) {})
+		h.Stop()
+		m.NodeEvent(zk.EventNodeDeleted, "/b")
+		raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/b"}
+		m.Live()
+	}); allocs > 5 { // the Registration (with its watch, hook and books), the watch's two channels; the test's channel and callback
+		t.Fatalf("%v allocations per watch, want at most 5", allocs)
 	}
 }

@@ -7,27 +7,25 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// watchKey names the go-zookeeper watch a Reserve may share.
-type watchKey struct {
-	kind Kind
-	path string
-}
-
 // Registration is the right, handed out by Reserve, to register the one go-zookeeper watch of a
 // (kind, path). Its owner must end it with Track or Cancel; until then other Reserve calls for the
 // same kind and path wait. Safe for concurrent use.
 type Registration struct {
 	m    *Manager
-	key  watchKey
+	kind Kind
+	path string
 	intr <-chan struct{}
 	once sync.Once
 	wake chan struct{} // made by the first Reserve that waits for it (m.mu guards); closed at its end
-	// first is the watch its Track makes, allocated with it: one allocation for the
-	// reservation and the watch it becomes (issue 27).
+	e    *pathBooks    // its path's entry while it is in progress, nil otherwise (m.mu guards)
+	// first is the watch its Track makes, and spare the path's entry should it make one,
+	// allocated with it: one allocation for the reservation, the watch it becomes and the
+	// books of a path not yet watched (issue 27).
 	first struct {
 		w Watch
 		s zkWatch
 	}
+	spare pathBooks
 }
 
 // Reserve returns a Watch that shares the live go-zookeeper watch of (kind, path) in the current
@@ -38,19 +36,24 @@ type Registration struct {
 // invalidated by a session expiry is never shared. Either way the Watch's Interrupted channel is
 // taken now. After Close it returns a Registration whose Track yields a closed watch.
 func (m *Manager) Reserve(ctx context.Context, kind Kind, path string) (*Watch, *Registration, error) {
-	key := watchKey{kind, path}
+	k := kind.slot()
 	for {
 		m.mu.Lock()
-		if s := m.byKey[key]; !m.closed && s != nil && s.gen == m.gen && !s.ended() {
-			w := &Watch{s: s, intr: m.intr}
-			m.mu.Unlock()
-			return w, nil, nil
+		var other *Registration
+		if e := m.paths[path]; e != nil && k >= 0 && !m.closed {
+			if s := e.live[k]; s != nil && s.gen == m.gen && !s.ended() {
+				w := &Watch{s: s, intr: m.intr}
+				m.mu.Unlock()
+				return w, nil, nil
+			}
+			other = e.pend[k]
 		}
-		other := m.pending[key]
-		if other == nil || m.closed {
-			r := &Registration{m: m, key: key, intr: m.intr}
-			if !m.closed {
-				m.pending[key] = r
+		if other == nil {
+			r := &Registration{m: m, kind: kind, path: path, intr: m.intr}
+			if !m.closed && k >= 0 {
+				r.e = m.books(path, &r.spare)
+				r.e.pend[k] = r
+				m.npend++
 			}
 			m.mu.Unlock()
 			return nil, r, nil
@@ -65,7 +68,7 @@ func (m *Manager) Reserve(ctx context.Context, kind Kind, path string) (*Watch, 
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		case <-m.quit: // closing: register unshared, Track yields a closed watch
-			return nil, &Registration{m: m, key: key, intr: intr}, nil
+			return nil, &Registration{m: m, kind: kind, path: path, intr: intr}, nil
 		}
 	}
 }
@@ -79,13 +82,13 @@ func (r *Registration) Track(ch <-chan zk.Event) *Watch { return r.TrackOn(ch, n
 func (r *Registration) TrackOn(ch <-chan zk.Event, conn any) *Watch {
 	var w *Watch
 	r.once.Do(func() {
-		w = r.m.trackInto(&r.first.w, &r.first.s, r.key.kind, r.key.path, ch, r.intr, conn, r)
+		w = r.m.trackInto(&r.first.w, &r.first.s, r.kind, r.path, ch, r.intr, conn, r)
 		if r.wake != nil { // read after trackInto's unlock: no Reserve can find r any more
 			close(r.wake)
 		}
 	})
 	if w == nil {
-		w = r.m.track(r.key.kind, r.key.path, ch, r.intr, conn)
+		w = r.m.track(r.kind, r.path, ch, r.intr, conn)
 	}
 	return w
 }
@@ -105,21 +108,25 @@ func (r *Registration) release() {
 	}
 }
 
-// unpend ends the reservation in the Manager's books; m.mu is held.
+// unpend ends the reservation in the Manager's books, with any early event kept for it; m.mu
+// is held.
 func (r *Registration) unpend() {
-	if r.m.pending[r.key] == r {
-		delete(r.m.pending, r.key)
-		if r.m.early != nil {
-			r.m.forgetEarly(r.key)
-		}
+	e := r.e
+	if e == nil {
+		return
 	}
+	r.e = nil
+	k := r.kind.slot()
+	e.pend[k], e.early[k] = nil, false
+	r.m.npend--
+	r.m.dropIfIdle(r.path, e)
 }
 
-// forgetEarly drops key from the early events, and the map once it is empty, so that the
-// common case (no event ever beat its registration) never touches it; m.mu is held.
-func (m *Manager) forgetEarly(key watchKey) {
-	delete(m.early, key)
-	if len(m.early) == 0 {
-		m.early = nil
+// booksOrNil returns the entry r holds while in progress; nil for a nil r or one that holds
+// none. m.mu is held.
+func (r *Registration) booksOrNil() *pathBooks {
+	if r == nil {
+		return nil
 	}
+	return r.e
 }

@@ -136,3 +136,85 @@ func TestRegistrationAllocations(t *testing.T) {
 		t.Errorf("Reserve and Track: %v allocations, want at most 3", got)
 	}
 }
+
+// A path leaves the books once nothing of it is left: no registration in progress, no watch
+// that may still be live. Otherwise the books would grow with every node a lock ever waited on.
+func TestBooksForgetEveryPath(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		end  func(t *testing.T, m *Manager)
+	}{
+		{"cancelled registration", func(t *testing.T, m *Manager) {
+			_, r := reserve(t, m, Data, "/a")
+			r.Cancel()
+		}},
+		{"registration tracked with no channel", func(t *testing.T, m *Manager) {
+			_, r := reserve(t, m, Exists, "/a")
+			r.Track(nil)
+		}},
+		{"fired watch, event read", func(t *testing.T, m *Manager) {
+			_, r := reserve(t, m, Data, "/a")
+			raw := make(chan zk.Event, 1)
+			w := r.Track(raw)
+			raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/a"}
+			if _, err := w.Wait(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"fired watch, event never read", func(t *testing.T, m *Manager) {
+			raw := make(chan zk.Event, 1)
+			m.Track(Children, "/a", raw)
+			raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/a"}
+		}},
+		{"early event, then tracked and fired", func(t *testing.T, m *Manager) {
+			_, r := reserve(t, m, Data, "/a")
+			m.NodeEvent(zk.EventNodeDeleted, "/a")
+			raw := make(chan zk.Event, 1)
+			r.Track(raw)
+			raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/a"}
+		}},
+		{"early event, then cancelled", func(t *testing.T, m *Manager) {
+			_, r := reserve(t, m, Data, "/a")
+			m.NodeEvent(zk.EventNodeDeleted, "/a")
+			r.Cancel()
+		}},
+		{"three kinds on one path", func(t *testing.T, m *Manager) {
+			for _, k := range []Kind{Data, Exists, Children} {
+				_, r := reserve(t, m, k, "/a")
+				raw := make(chan zk.Event, 1)
+				r.Track(raw)
+				raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/a"}
+			}
+		}},
+		{"a kind go-zookeeper cannot set", func(t *testing.T, m *Manager) {
+			_, r := reserve(t, m, Kind(7), "/a")
+			if w, r2 := reserve(t, m, Kind(7), "/a"); w != nil || r2 == nil {
+				t.Fatal("an unknown kind was shared, or waited for")
+			}
+			raw := make(chan zk.Event, 1)
+			r.Track(raw)
+			if w, _ := reserve(t, m, Kind(7), "/a"); w != nil {
+				t.Fatal("an unknown kind was shared")
+			}
+			raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/a"}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(nil)
+			defer m.Close()
+			tc.end(t, m)
+			if n := m.Live(); n != 0 { // Live prunes what fired
+				t.Fatalf("Live = %d, want 0", n)
+			}
+			if m.Resending() {
+				t.Fatal("Resending with nothing set or in progress")
+			}
+			m.mu.Lock()
+			n := len(m.paths)
+			m.mu.Unlock()
+			if n != 0 {
+				t.Fatalf("%d paths left in the books, want 0", n)
+			}
+		})
+	}
+}

@@ -36,11 +36,16 @@ func (m *Manager) lookAtOldest() {
 	}
 }
 
-// forget takes s, a watch that has fired, out of the tracked set and out of byKey; m.mu is held.
+// forget takes s, a watch that has fired, out of the tracked set and out of its path's books;
+// m.mu is held.
 func (m *Manager) forget(s *zkWatch) {
 	m.tracked.Remove(s)
-	if k := (watchKey{s.kind, s.path}); m.byKey[k] == s {
-		delete(m.byKey, k)
+	if e := s.e; e != nil {
+		s.e = nil
+		if k := s.kind.slot(); e.live[k] == s {
+			e.live[k] = nil
+			m.dropIfIdle(s.path, e)
+		}
 	}
 }
 

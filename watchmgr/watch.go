@@ -46,6 +46,9 @@ type Watch struct {
 	intr <-chan struct{} // closes at the first disconnect/expiry after this Watch was made
 	evs  sync.Once
 	out  chan zk.Event // Events' channel, made on its first call
+
+	hook     Hook // the first OnFire registration (onfire.go)
+	hookUsed bool // hook was handed out (the Manager's mu guards it)
 }
 
 // zkWatch is one go-zookeeper watch: its one-shot channel and the event once read from it. No
@@ -69,9 +72,10 @@ type zkWatch struct {
 	fwd     sync.Once // starts the Events forwarder
 
 	links ilist.Links[zkWatch] // in the Manager's tracked list (tracked.go; its mu guards them)
+	e     *pathBooks           // its path's books while it is their latest of its kind (the Manager's mu guards it)
 
-	notified bool        // NodeEvent saw its event (the Manager's mu guards it)
-	hooks    []*fireHook // its OnFire registrations (the Manager's mu guards them)
+	notified bool       // NodeEvent saw its event (the Manager's mu guards it)
+	hooks    watchHooks // its OnFire registrations (the Manager's mu guards them)
 
 	mu    sync.Mutex
 	outs  []chan zk.Event    // Events channels to feed when the watch fires
@@ -120,11 +124,14 @@ func (m *Manager) trackInto(w *Watch, s *zkWatch, kind Kind, path string, ch <-c
 			m.pruneAt = max(minPrune, 2*m.tracked.Len())
 		}
 		m.tracked.PushBack(s)
-		m.byKey[watchKey{kind, path}] = s
-		if m.early != nil { // nil unless an event beat a registration: no map access per Track
-			if _, ok := m.early[watchKey{kind, path}]; ok {
-				m.forgetEarly(watchKey{kind, path})
-				s.notified = true
+		if k := kind.slot(); k >= 0 {
+			e := r.booksOrNil()
+			if e == nil { // Track without a reservation, or after Close began
+				e = m.books(path, nil)
+			}
+			e.live[k], s.e = s, e
+			if e.early[k] { // its event came before this Track
+				e.early[k], s.notified = false, true
 			}
 		}
 	}
@@ -184,7 +191,7 @@ func (m *Manager) Resending() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.prune()
-	return m.tracked.Len() > 0 || len(m.pending) > 0
+	return m.tracked.Len() > 0 || m.npend > 0
 }
 
 // Kind returns how the watch was set.
