@@ -40,10 +40,10 @@ type node struct {
 	epoch  framework.EndHook // ties the node to its session epoch (lose)
 
 	mu       sync.Mutex
-	released bool        // the owner let go, or the grace passed: the node is being deleted
-	grace    *time.Timer // runs while lost and not yet released
-	stopOwn  func() bool // stops the own watch's handler (ownwatch.go); nil until it is set
-	ended    atomic.Bool // end ran: the node no longer counts in its lock's held
+	released bool                 // the owner let go, or the grace passed: the node is being deleted
+	grace    *time.Timer          // runs while lost and not yet released
+	stopOwn  *framework.WatchHook // stops the own watch's handler (ownwatch.go); nil until it is set
+	ended    atomic.Bool          // end ran: the node no longer counts in its lock's held
 }
 
 // newNode ties a node granted by lock to its session epoch with Session.AfterEnd, so no
@@ -152,9 +152,7 @@ func (n *node) letGo() bool {
 	if n.grace != nil {
 		n.grace.Stop()
 	}
-	if n.stopOwn != nil {
-		n.stopOwn()
-	}
+	n.stopOwn.Stop()
 	n.mu.Unlock()
 	n.lock.mine.remove(path.Base(n.path))
 	n.epoch.Stop()

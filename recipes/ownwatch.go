@@ -14,7 +14,9 @@ import (
 // acquire's path: after a handoff the loop's own-node check already set it (contender.stands),
 // and otherwise it is set by a getData sent once the lease is granted, off the caller's path.
 // watchmgr shares it with a revocation watch on the same node, so a lease has one watch at most.
-// While held, a lease costs one goroutine: watchmgr's reader of that watch (Watch.Fired).
+// While held, a lease costs no goroutine: the watch's news calls it back (Watch.OnEvent), and
+// only news that is not its own release's starts work, on a warm goroutine (issue 27: a
+// goroutine started per watch to read it, a context and an AfterFunc cost every held lease).
 //
 // go-zookeeper cannot remove a watch: the one on our node is consumed by the node's own delete,
 // at release, after the grace of a lost lease, or with the session. Every such end marks the
@@ -30,18 +32,24 @@ func (n *node) watchOwn(w *framework.Watch) {
 	n.fw.Go(n.armOwn) // a warm goroutine of the Framework's (issue 27)
 }
 
-// onOwnEvent runs ownEvent once w fires, unless the lease is let go first: letGo stops it
+// onOwnEvent runs ownNews once w has news, unless the lease is let go first: letGo stops it
 // (stopOwn) before the node's own delete is sent, so a release, whose delete fires the watch,
-// starts no goroutine for an event that is no news.
+// starts nothing for an event that is no news. A session interruption is no news: go-zookeeper
+// sets the watch again on the next connection, or invalidates it (NotWatching) with the session.
 func (n *node) onOwnEvent(w *framework.Watch) {
-	stop := context.AfterFunc(w.Fired(), func() { n.ownEvent(w) })
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.released {
-		stop()
 		return
 	}
-	n.stopOwn = stop
+	h, now := w.OnEvent(func(ev framework.Event) { // on go-zookeeper's loops: hand it over
+		n.fw.Go(func() { n.ownNews(ev) })
+	})
+	if now { // it has fired, or is about to: read its event off the caller's path
+		n.fw.Go(func() { n.ownEvent(w) })
+		return
+	}
+	n.stopOwn = h
 }
 
 // armOwn sets the data watch on our node while the lease is held. A node already gone is
@@ -76,16 +84,27 @@ func (n *node) armOwn() {
 	}
 }
 
-// ownEvent handles the event of the watch on our node, which has fired: a delete ends a held
-// lease as lost; a data change (a revocation, say) is watched again. An invalidated watch
-// (session expired, framework closed) is the session epoch's news, not ours; and once the lease
-// has ended (released, lost), the delete is our own or expected.
+// ownEvent handles the event of the watch on our node, which has fired or is about to (its
+// event is read from the watch), as ownNews.
 func (n *node) ownEvent(w *framework.Watch) {
-	ev, err := w.Wait(context.Background()) // it has fired: returns at once
+	ev, err := w.Wait(context.Background())
+	if err != nil { // invalidated, or the session was interrupted before the event came
+		ev = framework.Event{Type: framework.EventNotWatching}
+	}
+	n.ownNews(ev)
+}
+
+// ownNews handles the news of the watch on our node: a delete ends a held lease as lost; a
+// data change (a revocation, say) is watched again. An invalidated watch (session expired,
+// framework closed: a NotWatching event, or the zero event of the watch manager's end) is the
+// session epoch's news, not ours, unless the session is still there (the watch was an older
+// one): then the node is watched again. Once the lease has ended (released, lost), the delete
+// is our own or expected.
+func (n *node) ownNews(ev framework.Event) {
 	switch {
 	case n.ctx.Err() != nil:
 		return
-	case err != nil: // invalidated: the epoch ends the lease, unless the watch was an older one
+	case ev.Type == framework.EventNotWatching, ev.Type == 0:
 		if n.session.Err() == nil {
 			n.armOwn()
 		}

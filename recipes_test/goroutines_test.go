@@ -2,6 +2,7 @@ package recipes_test
 
 import (
 	"context"
+	"fmt"
 	"runtime/metrics"
 	"sync"
 	"testing"
@@ -162,4 +163,42 @@ func TestWaitingAcquireHoldsNoGoroutine(t *testing.T) {
 // recipes.Lock method): the callers of Acquire, and any goroutine the library runs for them.
 func acquiring() int {
 	return zktest.CountGoroutines("zkrecipes/recipes.(*Lock).")
+}
+
+// A held lease waits for news of its own node (someone else deleting it) with no goroutine of
+// its own: the watch's news calls it back (watchmgr.Watch.OnEvent). Holding many locks, as a
+// multi-resource user does, then costs no goroutine per lock. It was one per held lease
+// (watchmgr's reader of the watch, started by Watch.Fired) before.
+func TestHeldLeasesHoldNoGoroutine(t *testing.T) {
+	const held = 20
+	fw := zktest.Connect(t, shared, framework.WithSessionTimeout(10*time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	base := lockPath(t)
+	before := goroutinesCreated()
+	leases := make([]*recipes.Lease, 0, held)
+	for i := range held {
+		l, err := mustMutex(t, fw, fmt.Sprintf("%s/%d", base, i)).Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		leases = append(leases, l)
+	}
+	for fw.Watches() < held { // each lease's getData sets its watch off the caller's path
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d own-node watches set within 60 s, want %d", fw.Watches(), held)
+		case <-time.After(time.Millisecond): // polling: nothing posts an event for a watch set
+		}
+	}
+	started := goroutinesCreated() - before
+	t.Logf("%d goroutines started to acquire and hold %d leases", started, held)
+	if started > 4 {
+		t.Fatalf("%d goroutines started for %d held leases, want none per lease", started, held)
+	}
+	for _, l := range leases {
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

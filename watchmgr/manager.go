@@ -133,8 +133,9 @@ func (m *Manager) handle(ev zk.Event) {
 	}
 }
 
-// interrupt wakes every watch set before now, and runs every OnFire callback; after an expiry,
-// no watch set before is shared.
+// interrupt wakes every watch set before now, and runs every OnFire callback (OnEvent's wait
+// for their watch, but after an expiry, which invalidates it); after an expiry, no watch set
+// before is shared.
 func (m *Manager) interrupt(expired bool) {
 	m.mu.Lock()
 	if m.closed {
@@ -146,10 +147,13 @@ func (m *Manager) interrupt(expired bool) {
 	}
 	close(m.intr)
 	m.intr = make(chan struct{})
-	fns := m.takeAllHooks()
+	fns, invalidated := m.takeInterruptHooks(expired)
 	m.mu.Unlock()
 	for _, fn := range fns {
 		fn(zk.Event{})
+	}
+	for _, fn := range invalidated {
+		fn(zk.Event{Type: zk.EventNotWatching, State: zk.StateExpired, Err: zk.ErrSessionExpired})
 	}
 }
 

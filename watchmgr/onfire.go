@@ -18,6 +18,7 @@ type Hook struct {
 	s      *zkWatch
 	m      *Manager
 	fn     func(zk.Event)
+	keep   bool              // OnEvent's: a session interruption is no news
 	links  ilist.Links[Hook] // in the Manager's hooks
 	wlinks ilist.Links[Hook] // in its watch's hooks
 }
@@ -46,11 +47,21 @@ func (hookWatchLinks) Links(h *Hook) *ilist.Links[Hook] { return &h.wlinks }
 // call the connection (it hands its work to another goroutine). When the news is already there,
 // OnFire registers nothing and returns now = true: the caller goes on itself. Otherwise h.Stop
 // removes the registration. No goroutine waits for the watch either way.
-func (w *Watch) OnFire(fn func(zk.Event)) (h *Hook, now bool) {
+func (w *Watch) OnFire(fn func(zk.Event)) (h *Hook, now bool) { return w.hookOn(fn, false) }
+
+// OnEvent is OnFire for a watch kept across session interruptions: fn runs once the watch
+// fires (with the event's type and path), the session expires (an EventNotWatching: go-zookeeper
+// invalidates every watch then) or the Manager closes (a zero Event). A disconnect is no news:
+// go-zookeeper sets the watch again on the next connection. A held lease's watch on its own
+// node waits this way with no goroutine of its own.
+func (w *Watch) OnEvent(fn func(zk.Event)) (h *Hook, now bool) { return w.hookOn(fn, true) }
+
+// hookOn registers fn for OnFire, or for OnEvent with keep.
+func (w *Watch) hookOn(fn func(zk.Event), keep bool) (h *Hook, now bool) {
 	s, m := w.s, w.s.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed || s.raw == nil || s.notified || s.ended() || closedChan(w.intr) {
+	if m.closed || s.raw == nil || s.notified || s.ended() || (!keep && closedChan(w.intr)) {
 		return nil, true
 	}
 	if w.hookUsed { // a Hook is never reused: a stale Stop must not remove a later registration
@@ -58,7 +69,7 @@ func (w *Watch) OnFire(fn func(zk.Event)) (h *Hook, now bool) {
 	} else {
 		h, w.hookUsed = &w.hook, true
 	}
-	h.s, h.m, h.fn = s, m, fn
+	h.s, h.m, h.fn, h.keep = s, m, fn, keep
 	m.hooks.PushFront(h)
 	s.hooks.PushFront(h)
 	return h, false
@@ -149,8 +160,8 @@ func (m *Manager) takeHooks(s *zkWatch, fns []func(zk.Event)) []func(zk.Event) {
 	return fns
 }
 
-// takeAllHooks removes every OnFire registration and returns their callbacks; m.mu is held.
-// A session interruption or the Manager's end is news for every watch.
+// takeAllHooks removes every OnFire and OnEvent registration and returns their callbacks;
+// m.mu is held. The Manager's end is news for every watch.
 func (m *Manager) takeAllHooks() []func(zk.Event) {
 	var fns []func(zk.Event)
 	for h := m.hooks.PopFront(); h != nil; h = m.hooks.PopFront() {
@@ -158,4 +169,25 @@ func (m *Manager) takeAllHooks() []func(zk.Event) {
 		fns = append(fns, h.fn)
 	}
 	return fns
+}
+
+// takeInterruptHooks removes the OnFire registrations, for which a session interruption is
+// news, and returns their callbacks; OnEvent's stay, unless the session expired: go-zookeeper
+// then invalidates every watch without telling NodeEvent, so their callbacks are returned too,
+// in invalidated. m.mu is held.
+func (m *Manager) takeInterruptHooks(expired bool) (news, invalidated []func(zk.Event)) {
+	for h := m.hooks.Front(); h != nil; {
+		next := m.hooks.Next(h)
+		if !h.keep || expired {
+			m.hooks.Remove(h)
+			h.s.hooks.Remove(h)
+			if h.keep {
+				invalidated = append(invalidated, h.fn)
+			} else {
+				news = append(news, h.fn)
+			}
+		}
+		h = next
+	}
+	return news, invalidated
 }

@@ -130,3 +130,70 @@ func TestOnFireStaleStop(t *testing.T) {
 		t.Fatalf("%v allocations per watch, want at most 5", allocs)
 	}
 }
+
+// OnEvent waits across a disconnect, which OnFire reports: the watch is still set. An expiry
+// invalidates it (go-zookeeper tells NodeEvent nothing then) and the Manager's end ends it.
+func TestOnEvent(t *testing.T) {
+	session := func(state zk.State) func(*Manager) {
+		return func(m *Manager) { m.Callback()(zk.Event{Type: zk.EventSession, State: state}) }
+	}
+	for _, tc := range []struct {
+		name     string
+		news     func(*Manager)
+		want     int
+		wantType zk.EventType
+	}{
+		{"deleted node", func(m *Manager) { m.NodeEvent(zk.EventNodeDeleted, "/a") }, 1, zk.EventNodeDeleted},
+		{"data change", func(m *Manager) { m.NodeEvent(zk.EventNodeDataChanged, "/a") }, 1, zk.EventNodeDataChanged},
+		{"disconnect is no news", session(zk.StateDisconnected), 0, 0},
+		{"expiry invalidates", session(zk.StateExpired), 1, zk.EventNotWatching},
+		{"close", func(m *Manager) { m.Close() }, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(nil)
+			defer m.Close()
+			_, reg, err := m.Reserve(context.Background(), Data, "/a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := reg.Track(make(chan zk.Event, 1))
+			calls, got := 0, zk.Event{}
+			h, now := w.OnEvent(func(ev zk.Event) { calls, got = calls+1, ev })
+			if now {
+				t.Fatal("news before any")
+			}
+			tc.news(m)
+			tc.news(m)
+			if calls != tc.want {
+				t.Fatalf("%d callbacks, want %d", calls, tc.want)
+			}
+			if tc.want == 1 && got.Type != tc.wantType {
+				t.Fatalf("the callback got %+v, want type %v", got, tc.wantType)
+			}
+			if stopped := h.Stop(); stopped != (tc.want == 0) {
+				t.Fatalf("Stop after the news = %v, want %v", stopped, tc.want == 0)
+			}
+			if tc.want == 0 { // still registered across the disconnect, and the watch still reports
+				if _, now := w.OnEvent(func(zk.Event) {}); now {
+					t.Fatal("OnEvent after a disconnect reports news")
+				}
+				if _, now := w.OnFire(func(zk.Event) {}); !now {
+					t.Fatal("OnFire after a disconnect does not report it")
+				}
+			}
+		})
+	}
+}
+
+// A watch whose event NodeEvent was told of is not shared: its event, still on its way to the
+// channel, is for a change made before the new reader's read.
+func TestReserveSkipsNotifiedWatch(t *testing.T) {
+	m := New(nil)
+	defer m.Close()
+	_, r := reserve(t, m, Data, "/a")
+	r.Track(make(chan zk.Event, 1))
+	m.NodeEvent(zk.EventNodeDataChanged, "/a")
+	if w, r2 := reserve(t, m, Data, "/a"); w != nil || r2 == nil {
+		t.Fatal("a watch with its event on the way was shared")
+	}
+}

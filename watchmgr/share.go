@@ -33,15 +33,16 @@ type Registration struct {
 // on the Watch. Otherwise it returns a Registration: the caller sends the watching request and
 // calls Track with go-zookeeper's channel, or Cancel if the request failed. While another caller
 // registers the same kind and path, Reserve waits for it, until ctx ends (ctx.Err()). A watch
-// invalidated by a session expiry is never shared. Either way the Watch's Interrupted channel is
-// taken now. After Close it returns a Registration whose Track yields a closed watch.
+// invalidated by a session expiry is never shared, nor one whose event NodeEvent was told of
+// (that event is for a change before the caller's read). Either way the Watch's Interrupted
+// channel is taken now. After Close it returns a Registration whose Track yields a closed watch.
 func (m *Manager) Reserve(ctx context.Context, kind Kind, path string) (*Watch, *Registration, error) {
 	k := kind.slot()
 	for {
 		m.mu.Lock()
 		var other *Registration
 		if e := m.paths[path]; e != nil && k >= 0 && !m.closed {
-			if s := e.live[k]; s != nil && s.gen == m.gen && !s.ended() {
+			if s := e.live[k]; s != nil && s.gen == m.gen && !s.notified && !s.ended() {
 				w := &Watch{s: s, intr: m.intr}
 				m.mu.Unlock()
 				return w, nil, nil
