@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/bench/internal/harness"
+	"github.com/zkrecipes/zkrecipes/bench/internal/zkpeers"
 )
 
 // options are the driver's flags.
@@ -41,6 +42,7 @@ type options struct {
 	only      string // comma-separated scenario ids; empty = all
 	cpuprof   string
 	history   string // directory of the run history ("" = none)
+	warmup    time.Duration
 	command   string
 }
 
@@ -51,6 +53,7 @@ func main() {
 	flag.IntVar(&o.reps, "reps", 0, "repetitions of the whole set (default 3, 1 with -quick)")
 	flag.StringVar(&o.peers, "peers", "", "comma-separated peers to run (raw-floor, zkrecipes, zkrecipes-sticky, go-zookeeper-zklock, curator, kazoo; diagnostic, only when named: zkrecipes-no-cancel, framework-floor, framework-floor-no-cancel, lean-engine, lean-engine-no-cancel)")
 	flag.BoolVar(&o.noInstall, "no-install", false, "never apt-get install missing peers")
+	flag.DurationVar(&o.warmup, "server-warmup", 5*time.Second, "plain lock traffic (8 sessions) sent to the server before the first timed run, so that the first peer does not measure a server whose JIT is cold; 0 skips it")
 	flag.BoolVar(&o.noCount, "no-count", false, "skip the request-counting pass")
 	flag.StringVar(&o.only, "only", "", "comma-separated scenario ids to run (a,b8,b64,c,d,e1,e64,e1000,e10000,e-limit,f-rw,f-sem,f-multi, m1-tx,m1-seq,...,m8-seq,mc-tx,mc-seq,mc-naive, s1,s2,s3,s4,s5,s5-w, raw-...); for diagnosis")
 	flag.StringVar(&o.history, "history", "", "keep one JSON record per run in this directory and warn of ratios >10% worse than the last run")
@@ -144,6 +147,15 @@ func runPlan(ctx context.Context, o options, p plan, stdout, log io.Writer) erro
 	}
 	base := fmt.Sprintf("/bench-%d", d.started.UnixNano())
 	fmt.Fprintf(log, "bench: %s plan, %d repetition(s), peers: %s, server %s\n", p.Name, d.reps, strings.Join(d.peers, ", "), srv.connect)
+	if o.warmup > 0 {
+		t0 := time.Now()
+		n, err := zkpeers.WarmServer(ctx, srv.connect, base, 8, o.warmup)
+		if err != nil {
+			return err
+		}
+		d.warmup = fmt.Sprintf("%v of plain lock requests (create, getChildren, getData, delete) from 8 sessions before the first timed run: %d cycles", time.Since(t0).Round(100*time.Millisecond), n)
+		fmt.Fprintf(log, "bench: server warm-up, %d cycles in %v\n", n, time.Since(t0).Round(100*time.Millisecond))
+	}
 	stopProf, err := startProfile(o.cpuprof)
 	if err != nil {
 		return err

@@ -85,6 +85,9 @@ func writeSetup(m *md, d *runData) {
 	m.row("kazoo", e.Kazoo+" on "+e.Python+" (the system interpreter, not a virtualenv)")
 	m.row("clients", "session timeout 30 s for every peer; each peer's default retry policy")
 	m.row("peers", strings.Join(d.peers, ", "))
+	if d.warmup != "" {
+		m.row("server warm-up", d.warmup)
+	}
 	m.f("\nServer configuration:\n\n```\n%s\n```\n", strings.Join(e.ServerConfig, "\n"))
 	if len(d.notes) > 0 {
 		m.f("\nNotes from this run:\n\n")

@@ -199,7 +199,9 @@ func writeMethod(m *md, d *runData) {
 
 * Every peer runs every scenario back to back in one process per repetition (the JVM stays warm
   across scenarios, as in peer-bench.md); the whole set is repeated %d time(s), the peer order
-  rotated by one each repetition. Figures are the median of the per-repetition figures, with
+  rotated by one each repetition; before the first, the server is warmed with plain lock
+  requests (-server-warmup, see "server warm-up" above), so that the first peer does not
+  measure a server whose JIT is still cold. Figures are the median of the per-repetition figures, with
   [min–max] over repetitions. Ratios divide two medians from this same run.
 * a: %d warm-up cycles, then a timed window. b, c, e, f: a warm-up, then the per-client counters
   are read at the start and end of the timed window. d: the driver waits until all 65 contenders

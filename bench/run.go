@@ -54,6 +54,7 @@ type runData struct {
 	countErr string
 	limits   map[string][]limitStep // queue-limit pass, per peer
 	limitErr string
+	warmup   string // what warmed the server before the first timed run
 }
 
 // allPeers lists every peer in table order; selected filters by name (empty = all).
