@@ -61,6 +61,7 @@ type plan struct {
 type timing struct {
 	warm, window, rawWin, handoffWin time.Duration
 	warmCycles, releases             int
+	herdReleases                     int // d's timed releases per repetition
 	multiWarmCycles                  int
 	multiWin, naiveWin               time.Duration // m: the contended windows
 	depths                           []int
@@ -70,7 +71,7 @@ type timing struct {
 
 func defaultPlan() plan {
 	return buildPlan("default", timing{warm: 500 * time.Millisecond, window: 1500 * time.Millisecond, rawWin: time.Second,
-		handoffWin: time.Second, warmCycles: 1000, releases: 15, depths: []int{1, 64, 1000, 10000},
+		handoffWin: time.Second, warmCycles: 1000, releases: 15, herdReleases: 60, depths: []int{1, 64, 1000, 10000},
 		multiWarmCycles: 200, multiWin: time.Minute, naiveWin: 20 * time.Second,
 		depthBudget: depthBudget, limitSteps: []int{10000, 15000, 17500, 20000, 30000, 40000}})
 }
@@ -80,7 +81,7 @@ func defaultPlan() plan {
 // stays near a minute.
 func quickPlan() plan {
 	p := buildPlan("quick", timing{warm: 200 * time.Millisecond, window: 500 * time.Millisecond,
-		rawWin: 300 * time.Millisecond, handoffWin: 400 * time.Millisecond, warmCycles: 100, releases: 5,
+		rawWin: 300 * time.Millisecond, handoffWin: 400 * time.Millisecond, warmCycles: 100, releases: 5, herdReleases: 5,
 		multiWarmCycles: 50, multiWin: 5 * time.Second, naiveWin: 5 * time.Second,
 		depths: []int{1, 64, 500}, depthBudget: depthBudget, limitSteps: []int{5000}})
 	p.Lock = without(p.Lock, idCont64)
@@ -154,7 +155,7 @@ func buildPlan(name string, t timing) plan {
 		raw(idRawTP64, harness.RawThroughput, 64, t.rawWin), raw(idRawSes64, harness.RawSessions, 64, t.rawWin),
 	}
 	unc := spec{idUnc, harness.Scenario{Kind: harness.Uncontended, Sessions: 1, WarmCycles: t.warmCycles, Duration: t.window}}
-	herd := spec{idHerd, harness.Scenario{Kind: harness.Herd, Sessions: 64, Releases: t.releases}}
+	herd := spec{idHerd, harness.Scenario{Kind: harness.Herd, Sessions: 64, Releases: t.herdReleases}}
 	p.Lock = []spec{unc, loop(idCont8, harness.Contended, 8), loop(idCont64, harness.Contended, 64),
 		loop(idMany, harness.ManyLocks, 64), herd}
 	for _, w := range t.depths {

@@ -206,7 +206,9 @@ func writeMethod(m *md, d *runData) {
 * a: %d warm-up cycles, then a timed window. b, c, e, f: a warm-up, then the per-client counters
   are read at the start and end of the timed window. d: the driver waits until all 65 contenders
   are queued, then times one release at a time, from just before release() to the next
-  acquire() returning (the first release is not counted).
+  acquire() returning (the first release is not counted), %d releases per repetition
+  (peer-bench.md timed 15: a p50 of 15 hand-offs of half a millisecond moved by ±50 %% between
+  runs here).
 * e: one holder and N waiters (1, 64, 1,000, 10,000) spread round-robin over up to 100 sessions
   queue on one path. Once the parent has N+1 children the driver waits for the server's watch
   count ("wchs") to settle (bounded) and records it; the peer then measures its memory. Then 15
@@ -249,10 +251,20 @@ func writeMethod(m *md, d *runData) {
   timed window, divided by acquisitions; the driver's own allocations are included.
 * The ZooKeeper server shares the %d cores with the clients, so throughput figures are CPU-bound
   and client CPU is taken from the server.
-`, d.reps, d.warmCycles(), d.env.Cores)
+`, d.reps, d.warmCycles(), d.herdReleases(), d.env.Cores)
 }
 
 // warmCycles is the uncontended warm-up of the plan (0 when a is not run).
+// herdReleases is d's timed releases per repetition in this run's plan.
+func (d *runData) herdReleases() int {
+	for _, s := range d.plan.Lock {
+		if s.ID == idHerd {
+			return s.Releases
+		}
+	}
+	return 0
+}
+
 func (d *runData) warmCycles() int {
 	for _, s := range d.plan.Lock {
 		if s.ID == idUnc {
