@@ -9,7 +9,8 @@ import (
 // Watch is a tracked one-shot watch (see watchmgr.Watch), re-exported for recipes.
 type Watch = watchmgr.Watch
 
-// WatchHook is a Watch's OnFire registration (see watchmgr.Hook), re-exported for recipes.
+// WatchHook is a Watch's OnFire or OnEvent registration (see watchmgr.Hook), re-exported for
+// recipes.
 type WatchHook = watchmgr.Hook
 
 // ErrSessionInterrupted is returned by Watch.Wait when the session was disconnected or expired

@@ -12,8 +12,9 @@ import (
 //
 // At most one go-zookeeper watch exists per (kind, path) and session: go-zookeeper v1.0.4 cannot
 // remove a watch, so a waiter that gives up would otherwise leave its watch channel behind until
-// the node changes. While a watch of the same kind and path is live, GetW, ExistsW and ChildrenW
-// read with the plain request and return a Watch that shares its event.
+// the node changes. While a watch of the same kind and path is live (and its event not yet on
+// its way), GetW, ExistsW and ChildrenW read with the plain request and return a Watch that
+// shares its event.
 
 // watchRead runs one watching read under the retry policy: it shares the live go-zookeeper watch
 // of (kind, p) through a plain read, or registers a new one through the watching read.

@@ -1,7 +1,6 @@
 package recipes
 
 import (
-	"context"
 	"errors"
 	"path"
 
@@ -45,7 +44,7 @@ func (n *node) onOwnEvent(w *framework.Watch) {
 	h, now := w.OnEvent(func(ev framework.Event) { // on go-zookeeper's loops: hand it over
 		n.fw.Go(func() { n.ownNews(ev) })
 	})
-	if now { // it has fired, or is about to: read its event off the caller's path
+	if now { // it has fired, or NodeEvent was told of an event for it: read it off the caller's path
 		n.fw.Go(func() { n.ownEvent(w) })
 		return
 	}
@@ -84,10 +83,15 @@ func (n *node) armOwn() {
 	}
 }
 
-// ownEvent handles the event of the watch on our node, which has fired or is about to (its
-// event is read from the watch), as ownNews.
+// ownEvent handles the event of the watch on our node, which has news (its event is read from
+// the watch), as ownNews. The news is usually the event, in the channel or about to be; an
+// event of another kind of watch on the node that came while this one was being set marks it
+// too, and then its Wait lasts until the node changes: the lease's end ends it.
 func (n *node) ownEvent(w *framework.Watch) {
-	ev, err := w.Wait(context.Background())
+	ev, err := w.Wait(n.ctx)
+	if n.ctx.Err() != nil {
+		return
+	}
 	if err != nil { // invalidated, or the session was interrupted before the event came
 		ev = framework.Event{Type: framework.EventNotWatching}
 	}

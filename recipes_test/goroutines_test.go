@@ -27,8 +27,9 @@ func goroutinesCreated() uint64 {
 // the server (issue 27). Two sessions take turns on one mutex under a context that can end. The
 // acquire loop runs each burst of dependent requests beside the caller and waits on the caller's
 // goroutine; the create's goroutine, the bursts and the delete's request run on the Framework's
-// warm goroutines (Framework.Go), so a cycle starts hardly any: watchmgr's reader of an own-node
-// watch, a worker when more run at once than are warm (0.9 measured). Before the pool it was
+// warm goroutines (Framework.Go), so a cycle starts hardly any: a worker when more run at once
+// than are warm (0.05 measured; 0.9 while a held lease's own-node watch had a reader goroutine
+// of its own, until session 21). Before the pool it was
 // about 4 (the create's, the first burst, the burst after the wake, the delete's); before the
 // loop was cut at its waits, 5.7-5.9. The bound catches a goroutine started per cycle again.
 func TestContendedCycleGoroutines(t *testing.T) {

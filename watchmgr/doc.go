@@ -11,6 +11,8 @@
 // until go-zookeeper fires or invalidates them (Live) and lets a waiter wait for the event, its
 // context, or a session interruption (disconnect or expiry) that happened after the watch was set.
 // go-zookeeper cannot remove a watch, so Reserve lets a caller share the live watch of a kind and
-// path (reading with the plain request) instead of registering another: at most one go-zookeeper
-// watch per kind, path and session.
+// path (reading with the plain request) instead of registering another, unless that watch's
+// event is already on its way: at most one go-zookeeper watch per kind, path and session that
+// has not fired. OnFire and OnEvent call a waiter back on its watch's news instead, so that no
+// goroutine waits for it.
 package watchmgr

@@ -31,7 +31,7 @@ type Manager struct {
 	npend   int                   // registrations in progress
 	gen     uint64                // session generation: incremented at each expiry
 	pruneAt int                   // prune tracked when it reaches this size
-	hooks   hookList              // OnFire registrations not yet run (onfire.go)
+	hooks   hookList              // OnFire and OnEvent registrations not yet run (onfire.go)
 }
 
 // New starts a Manager and its dispatcher goroutine. A nil logger discards. Call Close to stop it.

@@ -50,10 +50,11 @@ func (hookWatchLinks) Links(h *Hook) *ilist.Links[Hook] { return &h.wlinks }
 func (w *Watch) OnFire(fn func(zk.Event)) (h *Hook, now bool) { return w.hookOn(fn, false) }
 
 // OnEvent is OnFire for a watch kept across session interruptions: fn runs once the watch
-// fires (with the event's type and path), the session expires (an EventNotWatching: go-zookeeper
-// invalidates every watch then) or the Manager closes (a zero Event). A disconnect is no news:
-// go-zookeeper sets the watch again on the next connection. A held lease's watch on its own
-// node waits this way with no goroutine of its own.
+// fires or is invalidated (with the event's type and path), the session expires (an
+// EventNotWatching, at once: go-zookeeper invalidates every watch then, and reports each path
+// just after) or the Manager closes (a zero Event, unless the connection's close invalidated
+// the watch first). A disconnect is no news: go-zookeeper sets the watch again on the next
+// connection. A held lease's watch on its own node waits this way with no goroutine of its own.
 func (w *Watch) OnEvent(fn func(zk.Event)) (h *Hook, now bool) { return w.hookOn(fn, true) }
 
 // hookOn registers fn for OnFire, or for OnEvent with keep.
@@ -172,9 +173,9 @@ func (m *Manager) takeAllHooks() []func(zk.Event) {
 }
 
 // takeInterruptHooks removes the OnFire registrations, for which a session interruption is
-// news, and returns their callbacks; OnEvent's stay, unless the session expired: go-zookeeper
-// then invalidates every watch without telling NodeEvent, so their callbacks are returned too,
-// in invalidated. m.mu is held.
+// news, and returns their callbacks; OnEvent's stay, unless the session expired: that
+// invalidates every watch (go-zookeeper reports each path to NodeEvent only after the expiry's
+// state event), so their callbacks are returned too, in invalidated. m.mu is held.
 func (m *Manager) takeInterruptHooks(expired bool) (news, invalidated []func(zk.Event)) {
 	for h := m.hooks.Front(); h != nil; {
 		next := m.hooks.Next(h)

@@ -9,7 +9,9 @@ import (
 
 // Registration is the right, handed out by Reserve, to register the one go-zookeeper watch of a
 // (kind, path). Its owner must end it with Track or Cancel; until then other Reserve calls for the
-// same kind and path wait. Safe for concurrent use.
+// same kind and path wait (not for a Kind other than Data, Exists and Children, which
+// go-zookeeper cannot set: such a registration is neither waited for nor counted by
+// Resending). Safe for concurrent use.
 type Registration struct {
 	m    *Manager
 	kind Kind

@@ -47,7 +47,7 @@ type Watch struct {
 	evs  sync.Once
 	out  chan zk.Event // Events' channel, made on its first call
 
-	hook     Hook // the first OnFire registration (onfire.go)
+	hook     Hook // the first OnFire or OnEvent registration (onfire.go)
 	hookUsed bool // hook was handed out (the Manager's mu guards it)
 }
 
