@@ -64,10 +64,8 @@ type zkWatch struct {
 	m      *Manager
 
 	raw     <-chan zk.Event // go-zookeeper's one-shot channel; nil if untracked
-	turn    chan struct{}   // holds a token while one goroutine reads raw; the others wait on done
 	once    sync.Once       // fire runs once, whoever reads raw
-	done    chan struct{}   // closed by fire, after ev is written
-	ev      zk.Event
+	ev      zk.Event        // written by fire before isFired
 	isFired atomic.Bool
 	fwd     sync.Once // starts the Events forwarder
 
@@ -77,7 +75,12 @@ type zkWatch struct {
 	notified bool       // NodeEvent saw its event (the Manager's mu guards it)
 	hooks    watchHooks // its OnFire registrations (the Manager's mu guards them)
 
-	mu    sync.Mutex
+	mu sync.Mutex
+	// turn holds a token while one goroutine reads raw; the others wait on done, which fire
+	// closes. Both are made by the first goroutine that waits (chans): a waiter called back
+	// by OnFire or OnEvent never reads the watch, so most watches never need them (issue 27).
+	turn  chan struct{}
+	done  chan struct{}
 	outs  []chan zk.Event    // Events channels to feed when the watch fires
 	fired context.Context    // Fired's context, made on its first call; nil until then
 	stop  context.CancelFunc // ends fired
@@ -113,7 +116,6 @@ func (m *Manager) track(kind Kind, path string, ch <-chan zk.Event, intr <-chan 
 // the caller.
 func (m *Manager) trackInto(w *Watch, s *zkWatch, kind Kind, path string, ch <-chan zk.Event, intr <-chan struct{}, origin any, r *Registration) *Watch {
 	s.kind, s.path, s.quit, s.m, s.raw, s.origin = kind, path, m.quit, m, ch, origin
-	s.turn, s.done = make(chan struct{}, 1), make(chan struct{})
 	m.mu.Lock()
 	s.gen = m.gen
 	closed := m.closed
@@ -159,12 +161,14 @@ func (s *zkWatch) ended() bool { return s.isFired.Load() || len(s.raw) > 0 }
 func (s *zkWatch) fire(ev zk.Event) {
 	s.once.Do(func() {
 		s.ev = ev
-		s.isFired.Store(true)
-		close(s.done)
 		s.mu.Lock()
-		outs, stop := s.outs, s.stop
+		s.isFired.Store(true)
+		done, outs, stop := s.done, s.outs, s.stop
 		s.outs = nil
 		s.mu.Unlock()
+		if done != nil { // made before: close it (chans makes a later one closed)
+			close(done)
+		}
 		if stop != nil {
 			stop()
 		}
@@ -215,7 +219,6 @@ func (w *Watch) Events() <-chan zk.Event {
 		}
 		s.mu.Unlock()
 		if fired {
-			<-s.done
 			w.out <- s.ev
 			close(w.out)
 			return
@@ -266,10 +269,11 @@ func (s *zkWatch) startForward() {
 // forward reads go-zookeeper's channel until the watch fires or the Manager closes.
 func (s *zkWatch) forward() {
 	defer s.m.watches.Done()
+	turn, done := s.chans()
 	select {
-	case s.turn <- struct{}{}:
-		defer func() { <-s.turn }()
-	case <-s.done:
+	case turn <- struct{}{}:
+		defer func() { <-turn }()
+	case <-done:
 		return
 	case <-s.quit:
 		s.closing()
@@ -278,10 +282,25 @@ func (s *zkWatch) forward() {
 	select {
 	case ev, ok := <-s.raw:
 		s.fireRaw(ev, ok)
-	case <-s.done:
+	case <-done:
 	case <-s.quit:
 		s.closing()
 	}
+}
+
+// chans returns the watch's turn and done channels, making them at the first call (done
+// closed already if the watch has fired).
+func (s *zkWatch) chans() (turn, done chan struct{}) {
+	s.mu.Lock()
+	if s.done == nil {
+		s.turn, s.done = make(chan struct{}, 1), make(chan struct{})
+		if s.isFired.Load() {
+			close(s.done)
+		}
+	}
+	turn, done = s.turn, s.done
+	s.mu.Unlock()
+	return turn, done
 }
 
 // Interrupted returns a channel that closes at the first disconnect or expiry go-zookeeper reports
@@ -296,16 +315,15 @@ func (w *Watch) Interrupted() <-chan struct{} { return w.intr }
 // interruption.
 func (w *Watch) Wait(ctx context.Context) (zk.Event, error) {
 	s := w.s
-	select {
-	case <-s.done:
+	if s.isFired.Load() {
 		return s.result()
-	default:
 	}
+	turn, done := s.chans()
 	select {
-	case s.turn <- struct{}{}: // we read go-zookeeper's channel until we return
-		defer func() { <-s.turn }()
-		return w.readRaw(ctx)
-	case <-s.done:
+	case turn <- struct{}{}: // we read go-zookeeper's channel until we return
+		defer func() { <-turn }()
+		return w.readRaw(ctx, done)
+	case <-done:
 		return s.result()
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()
@@ -319,12 +337,12 @@ func (w *Watch) Wait(ctx context.Context) (zk.Event, error) {
 // readRaw is Wait for the one goroutine holding the turn on go-zookeeper's channel. Whoever reads
 // the event fires the watch before giving the turn back, so a closed channel seen here was closed
 // without an event: the connection closed.
-func (w *Watch) readRaw(ctx context.Context) (zk.Event, error) {
+func (w *Watch) readRaw(ctx context.Context, done <-chan struct{}) (zk.Event, error) {
 	s := w.s
 	select {
 	case ev, ok := <-s.raw:
 		return s.fireRaw(ev, ok)
-	case <-s.done:
+	case <-done:
 		return s.result()
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()
@@ -358,22 +376,21 @@ func (s *zkWatch) closing() (zk.Event, error) {
 // interrupted reports a session interruption, unless the watch has fired or its event is waiting
 // in go-zookeeper's channel (an event wins).
 func (s *zkWatch) interrupted() (zk.Event, error) {
+	turn, _ := s.chans()
 	select {
-	case s.turn <- struct{}{}: // free: look for an event nobody has read yet
+	case turn <- struct{}{}: // free: look for an event nobody has read yet
 		select {
 		case ev, ok := <-s.raw:
 			ev, err := s.fireRaw(ev, ok)
-			<-s.turn
+			<-turn
 			return ev, err
 		default:
 		}
-		<-s.turn
+		<-turn
 	default: // another goroutine reads raw and fires when the event comes
 	}
-	select {
-	case <-s.done:
+	if s.isFired.Load() {
 		return s.result()
-	default:
 	}
 	return zk.Event{}, ErrSessionInterrupted
 }
