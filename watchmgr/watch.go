@@ -73,7 +73,7 @@ type zkWatch struct {
 	e     *pathBooks           // its path's books while it is their latest of its kind (the Manager's mu guards it)
 
 	notified bool       // NodeEvent saw its event (the Manager's mu guards it)
-	hooks    watchHooks // its OnFire registrations (the Manager's mu guards them)
+	hooks    watchHooks // its OnFire and OnEvent registrations (the Manager's mu guards them)
 
 	mu sync.Mutex
 	// turn holds a token while one goroutine reads raw; the others wait on done, which fire
