@@ -2,16 +2,19 @@ package watchmgr
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
 )
 
+// ErrUnknownKind is returned by Reserve for a Kind that go-zookeeper cannot set.
+var ErrUnknownKind = errors.New("watchmgr: unknown watch kind")
+
 // Registration is the right, handed out by Reserve, to register the one go-zookeeper watch of a
 // (kind, path). Its owner must end it with Track or Cancel; until then other Reserve calls for the
-// same kind and path wait (not for a Kind other than Data, Exists and Children, which
-// go-zookeeper cannot set: such a registration is neither waited for nor counted by
-// Resending). Safe for concurrent use.
+// same kind and path wait. Safe for concurrent use.
 type Registration struct {
 	m    *Manager
 	kind Kind
@@ -38,12 +41,16 @@ type Registration struct {
 // invalidated by a session expiry is never shared, nor one whose event NodeEvent was told of
 // (that event is for a change before the caller's read). Either way the Watch's Interrupted
 // channel is taken now. After Close it returns a Registration whose Track yields a closed watch.
+// A Kind other than Data, Exists and Children is refused with ErrUnknownKind.
 func (m *Manager) Reserve(ctx context.Context, kind Kind, path string) (*Watch, *Registration, error) {
 	k := kind.slot()
+	if k < 0 {
+		return nil, nil, fmt.Errorf("%w: %v", ErrUnknownKind, kind)
+	}
 	for {
 		m.mu.Lock()
 		var other *Registration
-		if e := m.paths[path]; e != nil && k >= 0 && !m.closed {
+		if e := m.paths[path]; e != nil && !m.closed {
 			if s := e.live[k]; s != nil && s.gen == m.gen && !s.notified && !s.ended() {
 				w := &Watch{s: s, intr: m.intr}
 				m.mu.Unlock()
@@ -53,7 +60,7 @@ func (m *Manager) Reserve(ctx context.Context, kind Kind, path string) (*Watch, 
 		}
 		if other == nil {
 			r := &Registration{m: m, kind: kind, path: path, intr: m.intr}
-			if !m.closed && k >= 0 {
+			if !m.closed {
 				r.e = m.books(path, &r.spare)
 				r.e.pend[k] = r
 				m.npend++
