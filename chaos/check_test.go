@@ -134,6 +134,23 @@ func TestCheckersOnHistories(t *testing.T) {
 			{T: 4, Proc: "c1/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 2, Sess: 8},
 			{T: s / 4, Proc: "c0/0", Kind: Stopped, Op: 1},
 		}, handoff(T, 1), ""},
+		{"handoff: the nemesis expired the holder's session just before its grant (made before the client saw it)", []Event{
+			{T: 1, Proc: "c0", Kind: Fault, Detail: string(Expire), Sess: 7},
+			{T: 2, Proc: "c0/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 1, Sess: 7},
+			{T: 3, Proc: "c0", Kind: State, Detail: "SUSPENDED"}, {T: 3, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+			{T: 4, Proc: "c0", Kind: State, Detail: "RECONNECTED"}, // before the server's close reached it
+			{T: 5, Proc: "c1/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 2, Sess: 8},
+			{T: 6, Proc: "c0", Kind: State, Detail: "LOST"},
+			{T: s, Proc: "c0/0", Kind: Stopped, Op: 1},
+		}, handoff(T, 1), ""},
+		{"handoff: an expiry of another session before the grant does not excuse it", []Event{
+			{T: 1, Proc: "c0", Kind: Fault, Detail: string(Expire), Sess: 6},
+			{T: 2, Proc: "c0/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 1, Sess: 7},
+			{T: 3, Proc: "c0", Kind: State, Detail: "SUSPENDED"}, {T: 3, Proc: "c0/0", Kind: DoneSeen, Op: 1},
+			{T: 4, Proc: "c0", Kind: State, Detail: "RECONNECTED"},
+			{T: 5, Proc: "c1/0", Kind: AcqOK, Res: "/l", Mode: "x", Op: 2, Sess: 8},
+			{T: s, Proc: "c0/0", Kind: Stopped, Op: 1},
+		}, handoff(T, 1), CHandoff},
 		{"handoff: leases of a semaphore of 3 may overlap", []Event{
 			{T: 1, Proc: "c0/0", Kind: AcqOK, Res: "/l", Mode: "s", Op: 1, Sess: 7},
 			{T: 2, Proc: "c0/0", Kind: DoneSeen, Op: 1}, {T: 3, Proc: "c0", Kind: State, Detail: "RECONNECTED"},

@@ -117,19 +117,25 @@ func checkHandoff(v *Verdict, ix *index, T, grace time.Duration, semK int) []tim
 }
 
 // sessionFate says what became of the session of hold a by time t: "killed" (the nemesis
-// expired that very session, or paused a's process, after a's grant), "expired" (the first of
-// RECONNECTED and LOST on a's client after the grant was LOST), else how it survived.
+// expired that very session, before a's grant too, or paused a's process, or expired an
+// unrecorded session of a's client after the grant), "expired" (the first of RECONNECTED and
+// LOST on a's client after the grant was LOST), else how it survived. A grant made on a session
+// the nemesis had already expired on the server is one the client made before it could see the
+// expiry (a sticky lease's local re-grant 250 us after it, say): no margin exists for it either.
 func sessionFate(ix *index, a *handoffHold, t int64) string {
 	c := client(a.proc)
 	for _, f := range ix.events {
 		if f.T > t {
 			break
 		}
-		if f.Proc != c || f.T < a.start {
+		if f.Proc != c {
 			continue
 		}
 		expiry := f.Kind == Fault && f.Detail == string(Expire)
-		if f.Kind == Pause || expiry && (a.sess == 0 || f.Sess == a.sess) {
+		if expiry && a.sess != 0 && f.Sess == a.sess {
+			return "killed"
+		}
+		if f.T >= a.start && (f.Kind == Pause || expiry && a.sess == 0) {
 			return "killed"
 		}
 	}
