@@ -96,10 +96,7 @@ func TestOnFire(t *testing.T) {
 func TestOnFireStaleStop(t *testing.T) {
 	m := New(nil)
 	defer m.Close()
-	_, reg, err := m.Reserve(context.Background(), Data, "/a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, reg := reserve(t, m, Data, "/a")
 	w := reg.Track(make(chan zk.Event, 1))
 	first, now := w.OnFire(func(zk.Event) {})
 	if now || !first.Stop() {
@@ -132,7 +129,8 @@ func TestOnFireStaleStop(t *testing.T) {
 }
 
 // OnEvent waits across a disconnect, which OnFire reports: the watch is still set. An expiry
-// invalidates it (go-zookeeper tells NodeEvent nothing then) and the Manager's end ends it.
+// invalidates it (the hook hears it at the expiry's state event, before go-zookeeper reports
+// each path) and the Manager's end ends it.
 func TestOnEvent(t *testing.T) {
 	session := func(state zk.State) func(*Manager) {
 		return func(m *Manager) { m.Callback()(zk.Event{Type: zk.EventSession, State: state}) }
@@ -152,10 +150,7 @@ func TestOnEvent(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := New(nil)
 			defer m.Close()
-			_, reg, err := m.Reserve(context.Background(), Data, "/a")
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, reg := reserve(t, m, Data, "/a")
 			w := reg.Track(make(chan zk.Event, 1))
 			calls, got := 0, zk.Event{}
 			h, now := w.OnEvent(func(ev zk.Event) { calls, got = calls+1, ev })

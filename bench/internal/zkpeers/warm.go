@@ -22,6 +22,8 @@ func WarmServer(ctx context.Context, servers, root string, sessions int, d time.
 	if d <= 0 || sessions <= 0 {
 		return 0, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, d+time.Minute) // a server that stops answering
+	defer cancel()
 	dir := path.Join(root, "server-warmup")
 	conns := make([]*zk.Conn, 0, sessions)
 	defer func() {
