@@ -34,3 +34,10 @@ func PreArmProbe(l *Lock, p string) (arm func(context.Context) error, armed func
 // CreateName is the path the lock's sequential nodes are created under for a driver whose lock
 // name is lockName.
 func CreateName(l *Lock, lockName string) string { return l.createName(lockName) }
+
+// LeaseOn is the lease that a grant of node p, created by session sess, makes when the loop's
+// own-node check (contender.stands) has already set own, a data watch on p: for a watch that
+// has news before the lease wires it to itself (ownwatch.go, onOwnEvent's now).
+func LeaseOn(l *Lock, p string, sess *framework.Session, own *framework.Watch) *Lease {
+	return newLease(l, grant{path: p, session: sess, own: own, token: tokenFor(l.fw, p, false, nil)})
+}
