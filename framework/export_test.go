@@ -82,3 +82,16 @@ const (
 	MkdirsWalked = mkdirsWalked
 	MkdirsMade   = mkdirsMade
 )
+
+// StubRequest passes a request that sends nothing through everything a Framework request does
+// besides go-zookeeper's call, as Children does: the trace hook, the path check, the retry
+// policy and its auth and connection gates, Close's count, the hand-off beside a caller whose
+// ctx can end, and error mapping. For BenchmarkRequestWrapper.
+func StubRequest(f *Framework, ctx context.Context, p string) (err error) {
+	defer f.traceOp("stub", p, f.traceStart(), &err)
+	if err := f.check(ctx, p, false); err != nil {
+		return err
+	}
+	_, err = op(f, ctx, func() (struct{}, error) { return struct{}{}, nil })
+	return err
+}
