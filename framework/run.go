@@ -35,12 +35,17 @@ func (f *Framework) classify(err error) retry.Class {
 }
 
 // retry runs op under ctx and the retry policy, waiting for a connection before each attempt.
+// The first attempt runs here, outside retry.Do, which takes over only after a failure: a
+// request that succeeds at once, nearly all of them, pays none of Do's per-call checks, and the
+// log level that decides whether retries are logged is read only when one may be (issue 27).
 func (f *Framework) retry(ctx context.Context, op func(ctx context.Context) error) error {
-	var opts []retry.DoOption
-	if f.log.Enabled(ctx, slog.LevelDebug) { // no option, no allocation, when nobody reads the log
-		opts = f.retryNotify
+	if ctx == nil {
+		return ErrNilContext
 	}
-	return retry.Do(ctx, f.cfg.retry, f.classify, func(ctx context.Context) error {
+	if err := ctx.Err(); err != nil { // as retry.Do: no attempt under a context that has ended
+		return err
+	}
+	attempt := func(ctx context.Context) error {
 		if !f.authed.Load() {
 			select {
 			case <-f.authDone:
@@ -52,7 +57,16 @@ func (f *Framework) retry(ctx context.Context, op func(ctx context.Context) erro
 			return err
 		}
 		return op(ctx)
-	}, opts...)
+	}
+	err := attempt(ctx)
+	if err == nil {
+		return nil
+	}
+	var opts []retry.DoOption
+	if f.log.Enabled(ctx, slog.LevelDebug) { // no option, no allocation, when nobody reads the log
+		opts = f.retryNotify
+	}
+	return retry.Continue(ctx, f.cfg.retry, f.classify, attempt, err, opts...)
 }
 
 // notifyRetry logs a retry at Debug; Framework.retryNotify holds it as an option made once.

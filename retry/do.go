@@ -51,16 +51,7 @@ func Do(ctx context.Context, p Policy, classify func(error) Class, op func(ctx c
 	if ctx == nil || classify == nil || op == nil {
 		return argError(ctx == nil, classify == nil)
 	}
-	var cfg doConfig
-	if len(opts) > 0 { // options write through a pointer: give them a heap copy, keep cfg on the stack
-		c := new(doConfig)
-		for _, o := range opts {
-			if o != nil {
-				o(c)
-			}
-		}
-		cfg = *c
-	}
+	cfg := configure(opts)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -68,13 +59,57 @@ func Do(ctx context.Context, p Policy, classify func(error) Class, op func(ctx c
 	return loop(ctx, p, classify, op, &cfg)
 }
 
+// Continue is Do for a caller that made the first attempt itself, outside Do, and got err
+// (not nil): it goes on from that failure exactly as Do would have after its first attempt,
+// retrying op, and returns what Do would have. A caller whose first attempt usually succeeds
+// pays none of Do's per-call checks then (issue 27: the Framework makes each request this way).
+// The caller must have checked ctx.Err() before its attempt, as Do does; Continue checks its
+// arguments as Do does. A nil err returns nil at once.
+func Continue(ctx context.Context, p Policy, classify func(error) Class, op func(ctx context.Context) error, err error, opts ...DoOption) error {
+	if err == nil {
+		return nil
+	}
+	if verr := Validate(p); verr != nil {
+		return verr
+	}
+	if ctx == nil || classify == nil || op == nil {
+		return argError(ctx == nil, classify == nil)
+	}
+	cfg := configure(opts)
+	defer cfg.stopTimer()
+	return loopFrom(ctx, p, classify, op, &cfg, err)
+}
+
+// configure applies opts. Options write through a pointer: they get a heap copy, and the
+// result stays on the caller's stack; no option, no allocation.
+func configure(opts []DoOption) doConfig {
+	if len(opts) == 0 {
+		return doConfig{}
+	}
+	c := new(doConfig)
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	return *c
+}
+
 // loop is the body of Do once its arguments are checked. The policy's BackOff is made at the
 // first failure only: most operations succeed at once and then cost no allocation for it.
 func loop(ctx context.Context, p Policy, classify func(error) Class, op func(context.Context) error, cfg *doConfig) error {
+	err := op(ctx)
+	if err == nil {
+		return nil
+	}
+	return loopFrom(ctx, p, classify, op, cfg, err)
+}
+
+// loopFrom is loop after a first attempt that failed with err.
+func loopFrom(ctx context.Context, p Policy, classify func(error) Class, op func(context.Context) error, cfg *doConfig, err error) error {
 	var b backoff.BackOff
 	made := false
-	for {
-		err := op(ctx)
+	for ; ; err = op(ctx) {
 		if err == nil {
 			return nil
 		}
