@@ -79,11 +79,12 @@ type zkWatch struct {
 	// turn holds a token while one goroutine reads raw; the others wait on done, which fire
 	// closes. Both are made by the first goroutine that waits (chans): a waiter called back
 	// by OnFire or OnEvent never reads the watch, so most watches never need them (issue 27).
-	turn  chan struct{}
-	done  chan struct{}
-	outs  []chan zk.Event    // Events channels to feed when the watch fires
-	fired context.Context    // Fired's context, made on its first call; nil until then
-	stop  context.CancelFunc // ends fired
+	turn    chan struct{}
+	done    chan struct{}
+	reading bool               // a waiter holds the turn without the channels (takeTurn)
+	outs    []chan zk.Event    // Events channels to feed when the watch fires
+	fired   context.Context    // Fired's context, made on its first call; nil until then
+	stop    context.CancelFunc // ends fired
 }
 
 // minPrune is the smallest size of the tracked set at which Track prunes it.
@@ -289,7 +290,7 @@ func (s *zkWatch) forward() {
 }
 
 // chans returns the watch's turn and done channels, making them at the first call (done
-// closed already if the watch has fired).
+// closed already if the watch has fired, the turn taken if a waiter holds it by takeTurn).
 func (s *zkWatch) chans() (turn, done chan struct{}) {
 	s.mu.Lock()
 	if s.done == nil {
@@ -297,10 +298,38 @@ func (s *zkWatch) chans() (turn, done chan struct{}) {
 		if s.isFired.Load() {
 			close(s.done)
 		}
+		if s.reading {
+			s.turn <- struct{}{} // its holder gives it back through the channel (giveTurn)
+		}
 	}
 	turn, done = s.turn, s.done
 	s.mu.Unlock()
 	return turn, done
+}
+
+// takeTurn takes the turn to read raw without the turn channel, when nobody has asked for the
+// channels yet: a watch's first waiter, nearly always its only one, then makes no channel and
+// selects on none of them (issue 27). A waiter that comes meanwhile makes the channels with the
+// turn taken (chans).
+func (s *zkWatch) takeTurn() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turn != nil || s.reading {
+		return false
+	}
+	s.reading = true
+	return true
+}
+
+// giveTurn gives back the turn takeTurn took: through the turn channel if a waiter made it since.
+func (s *zkWatch) giveTurn() {
+	s.mu.Lock()
+	s.reading = false
+	turn := s.turn
+	s.mu.Unlock()
+	if turn != nil {
+		<-turn
+	}
 }
 
 // Interrupted returns a channel that closes at the first disconnect or expiry go-zookeeper reports
@@ -317,6 +346,15 @@ func (w *Watch) Wait(ctx context.Context) (zk.Event, error) {
 	s := w.s
 	if s.isFired.Load() {
 		return s.result()
+	}
+	if s.takeTurn() { // the first waiter, nearly always the only one: no channel made
+		defer s.giveTurn()
+		select {
+		case ev, ok := <-s.raw: // the news is here already (a waiter called back by OnFire)
+			return s.fireRaw(ev, ok)
+		default:
+		}
+		return w.readRaw(ctx, nil) // who fires besides the turn's holder ends quit too
 	}
 	turn, done := s.chans()
 	select {
