@@ -86,3 +86,25 @@ func TestRetryLogOnlyAsksOnFailure(t *testing.T) {
 		t.Fatalf("%d retries logged, want 2 (NTimes(2))", n)
 	}
 }
+
+// A request under a context that has ended sends nothing and returns the context's error, as
+// retry.Do did before the Framework made first attempts itself.
+func TestEndedContextSendsNothing(t *testing.T) {
+	f := newFW(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	before := f.RequestsStarted()
+	for name, req := range map[string]func() error{
+		"Exists":   func() error { _, err := f.Exists(ctx, "/ended"); return err },
+		"Children": func() error { _, _, err := f.Children(ctx, "/"); return err },
+		"Delete":   func() error { return f.Delete(ctx, "/ended") },
+		"GetW":     func() error { _, _, _, err := f.GetW(ctx, "/ended"); return err },
+	} {
+		if err := req(); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s under an ended context = %v, want context.Canceled", name, err)
+		}
+	}
+	if n := f.RequestsStarted() - before; n != 0 {
+		t.Fatalf("requests under an ended context sent %d requests, want 0", n)
+	}
+}

@@ -8,7 +8,8 @@ import (
 )
 
 // Continue after a first attempt made by the caller does what Do does from that attempt on:
-// the same error, attempts, sleeps and notifications, for every case of TestDoAttempts.
+// the same error, attempts, sleeps and notifications, for every case of TestDoAttempts whose
+// first attempt fails (one that succeeds never calls Continue).
 func TestContinueIsDoAfterItsFirstAttempt(t *testing.T) {
 	const ms = time.Millisecond
 	tests := []struct {
@@ -18,6 +19,7 @@ func TestContinueIsDoAfterItsFirstAttempt(t *testing.T) {
 	}{
 		{"NTimes(0)", NTimes(0, ms), []error{errTransient}},
 		{"NTimes(3)", NTimes(3, ms), []error{errTransient}},
+		{"OneTime", OneTime(ms), []error{errTransient}},
 		{"zero sleep", NTimes(2, 0), []error{errTransient}},
 		{"success after retries", NTimes(5, ms), []error{errTransient, errTransient, nil}},
 		{"permanent at once", NTimes(5, ms), []error{errFatal}},

@@ -9,7 +9,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 )
 
-// ErrInvalidArgument is returned by Do for a nil context, classify or op.
+// ErrInvalidArgument is returned by Do and Continue for a nil context, classify or op.
 var ErrInvalidArgument = errors.New("retry: invalid argument")
 
 // DoOption configures one call of Do.
@@ -20,14 +20,14 @@ type doConfig struct {
 	notify func(err error, next time.Duration)
 }
 
-// WithTimer makes Do sleep on t instead of a real timer, so tests never sleep for real.
+// WithTimer makes Do (and Continue) sleep on t instead of a real timer, so tests never sleep for real.
 // Do calls t.Start(d) before each non-zero sleep, waits on t.C() or the context, and calls
 // t.Stop() when it returns. A Timer is not safe for concurrent use: give each Do its own.
 func WithTimer(t backoff.Timer) DoOption {
 	return func(c *doConfig) { c.timer = t }
 }
 
-// WithNotify makes Do call fn(err, next) after each failed attempt that will be retried,
+// WithNotify makes Do (and Continue) call fn(err, next) after each failed attempt that will be retried,
 // before sleeping next. It is not called for the failure that Do returns.
 func WithNotify(fn func(err error, next time.Duration)) DoOption {
 	return func(c *doConfig) { c.notify = fn }
@@ -63,8 +63,10 @@ func Do(ctx context.Context, p Policy, classify func(error) Class, op func(ctx c
 // (not nil): it goes on from that failure exactly as Do would have after its first attempt,
 // retrying op, and returns what Do would have. A caller whose first attempt usually succeeds
 // pays none of Do's per-call checks then (issue 27: the Framework makes each request this way).
-// The caller must have checked ctx.Err() before its attempt, as Do does; Continue checks its
-// arguments as Do does. A nil err returns nil at once.
+// The caller must have checked ctx.Err() before its attempt, as Do does, and should hold a
+// policy it validated: Continue checks its arguments as Do does, but only after that attempt
+// ran, and an invalid policy then returns its error without retrying. A nil err returns nil
+// at once, with no check.
 func Continue(ctx context.Context, p Policy, classify func(error) Class, op func(ctx context.Context) error, err error, opts ...DoOption) error {
 	if err == nil {
 		return nil

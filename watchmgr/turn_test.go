@@ -2,6 +2,8 @@ package watchmgr
 
 import (
 	"context"
+	"errors"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -95,21 +97,20 @@ func TestFirstWaiterTakesTheTurnWithoutChannels(t *testing.T) {
 	})
 }
 
-// A waiter called back by OnFire finds the event in the channel: its Wait makes no channel
-// and allocates nothing.
-func TestWaitAfterOnFireAllocatesNothing(t *testing.T) {
+// A Wait that finds the event in the channel, as a waiter called back by OnFire does, makes
+// no channel and allocates nothing.
+func TestWaitWithTheEventThereAllocatesNothing(t *testing.T) {
 	m := New(nil)
 	defer m.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const n = 100
 	ws := make([]*Watch, 0, n+1)
-	for i := range n + 1 {
+	for range n + 1 {
 		raw := make(chan zk.Event, 1)
 		ws = append(ws, m.Track(Data, "/w", raw))
 		raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/w"}
 		close(raw)
-		_ = i
 	}
 	i := 0
 	got := testing.AllocsPerRun(n, func() {
@@ -120,5 +121,91 @@ func TestWaitAfterOnFireAllocatesNothing(t *testing.T) {
 	})
 	if got > 0 {
 		t.Errorf("Wait with the event there: %v allocations, want 0", got)
+	}
+}
+
+// One to four waiters, an Events forwarder or none, waiters that leave and a disconnect, in
+// random orders, then the event: whoever reads go-zookeeper's channel (by takeTurn or through
+// the turn channel), every waiter that stays sees the event or the interruption, never a
+// closing the Manager did not make, and nothing hangs (issue 27). Two waiters both holding the
+// turn, or one taking it beside a forwarder, fail here.
+func TestTurnStress(t *testing.T) {
+	rounds := 2000
+	if testing.Short() {
+		rounds = 200
+	}
+	rng := rand.New(rand.NewPCG(23, 27))
+	type result struct {
+		ev  zk.Event
+		err error
+	}
+	for round := range rounds {
+		m := New(nil)
+		raw := make(chan zk.Event, 1)
+		w := m.Track(Data, "/s", raw)
+		n := 1 + rng.IntN(4)
+		results := make(chan result, n)
+		cancels := make([]context.CancelFunc, n)
+		for i := range n {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancels[i] = cancel
+			go func() {
+				ev, err := w.Wait(ctx)
+				results <- result{ev, err}
+			}()
+		}
+		var evs <-chan zk.Event
+		if rng.IntN(2) == 0 {
+			evs = w.Events()
+		}
+		for i := range n {
+			if rng.IntN(3) == 0 {
+				cancels[i]()
+			}
+		}
+		if rng.IntN(4) == 0 {
+			m.Callback()(zk.Event{Type: zk.EventSession, State: zk.StateDisconnected})
+		}
+		raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/s"}
+		close(raw)
+		for range n {
+			select {
+			case r := <-results:
+				switch {
+				case r.err == nil && r.ev.Type == zk.EventNodeDeleted:
+				case errors.Is(r.err, context.Canceled) && r.ev.Type == 0:
+				case errors.Is(r.err, ErrSessionInterrupted) && r.ev.Type == 0:
+				default:
+					t.Fatalf("round %d: a waiter got %v, %v", round, r.ev, r.err)
+				}
+			case <-time.After(bound):
+				t.Fatalf("round %d: a waiter never returned", round)
+			}
+		}
+		if evs != nil {
+			select {
+			case ev := <-evs:
+				if ev.Type != zk.EventNodeDeleted {
+					t.Fatalf("round %d: Events got %v", round, ev)
+				}
+			case <-time.After(bound):
+				t.Fatalf("round %d: Events never fired", round)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		if ev, err := w.Wait(ctx); err != nil || ev.Type != zk.EventNodeDeleted {
+			t.Fatalf("round %d: a Wait after the event = %v, %v", round, ev, err)
+		}
+		cancel()
+		for _, c := range cancels {
+			c()
+		}
+		closed := make(chan struct{})
+		go func() { m.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(bound):
+			t.Fatalf("round %d: Close hung", round)
+		}
 	}
 }

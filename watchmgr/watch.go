@@ -77,8 +77,9 @@ type zkWatch struct {
 
 	mu sync.Mutex
 	// turn holds a token while one goroutine reads raw; the others wait on done, which fire
-	// closes. Both are made by the first goroutine that waits (chans): a waiter called back
-	// by OnFire or OnEvent never reads the watch, so most watches never need them (issue 27).
+	// closes. Both are made by the second goroutine that waits, or by a forwarder (chans):
+	// the first waiter holds the turn by reading instead (takeTurn), and a waiter called back
+	// by OnFire or OnEvent finds the event there, so most watches never need them (issue 27).
 	turn    chan struct{}
 	done    chan struct{}
 	reading bool               // a waiter holds the turn without the channels (takeTurn)
@@ -425,7 +426,7 @@ func (s *zkWatch) interrupted() (zk.Event, error) {
 		default:
 		}
 		<-turn
-	default: // another goroutine reads raw and fires when the event comes
+	default: // a goroutine (perhaps the caller, in readRaw) reads raw and fires when the event comes
 	}
 	if s.isFired.Load() {
 		return s.result()
