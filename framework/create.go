@@ -195,17 +195,26 @@ func (f *Framework) createAttempt(ctx context.Context, full string, data []byte,
 func (f *Framework) createNode(ctx context.Context, full string, data []byte, cc *createConfig) (string, *Session, <-chan struct{}, error) {
 	flag, _ := cc.mode.flag()
 	carrier := f.sockets.carrier()
-	created, err, done := callTracked(f, ctx, func() (string, error) {
+	created, err, done := callTrackedWith(f, ctx, createArgs{f.conn, full, data, flag, cc}, func(a createArgs) (string, error) {
 		switch {
-		case cc.mode == Container:
-			return f.conn.CreateContainer(full, data, flag, cc.acl)
-		case cc.mode.isTTL():
-			return f.conn.CreateTTL(full, data, flag, cc.acl, cc.ttl)
+		case a.cc.mode == Container:
+			return a.conn.CreateContainer(a.full, a.data, a.flag, a.cc.acl)
+		case a.cc.mode.isTTL():
+			return a.conn.CreateTTL(a.full, a.data, a.flag, a.cc.acl, a.cc.ttl)
 		}
-		return f.conn.Create(full, data, flag, cc.acl)
+		return a.conn.Create(a.full, a.data, a.flag, a.cc.acl)
 	})
 	f.replyHook(err)
 	return created, carrier.replyEpoch(), done, err
+}
+
+// createArgs is a create request's argument (callWith).
+type createArgs struct {
+	conn *zk.Conn
+	full string
+	data []byte
+	flag int32
+	cc   *createConfig
 }
 
 // mkdirs creates every missing node of dir (a server path) as a container with empty data,

@@ -28,10 +28,7 @@ func Guaranteed() DeleteOption { return func(c *deleteConfig) { c.guaranteed = t
 // ctx's error; the delete may still happen on the server (and with Guaranteed() it will be retried).
 func (f *Framework) Delete(ctx context.Context, p string, opts ...DeleteOption) (err error) {
 	defer f.traceOp("delete", p, f.traceStart(), &err)
-	dc := deleteConfig{version: -1}
-	for _, o := range opts {
-		o(&dc)
-	}
+	dc := deleteOptions(opts)
 	if err := f.check(ctx, p, true); err != nil {
 		return err
 	}
@@ -44,9 +41,32 @@ func (f *Framework) Delete(ctx context.Context, p string, opts ...DeleteOption) 
 	return err
 }
 
+// deleteOptions applies opts to the defaults. Options write through a pointer: they get a heap
+// copy, and the result stays on the caller's stack, so a Delete with none allocates nothing for
+// them (issue 27).
+func deleteOptions(opts []DeleteOption) deleteConfig {
+	if len(opts) == 0 {
+		return deleteConfig{version: -1}
+	}
+	dc := &deleteConfig{version: -1}
+	for _, o := range opts {
+		o(dc)
+	}
+	return *dc
+}
+
 func (f *Framework) deleteOnce(ctx context.Context, full string, version int32) error {
-	_, err := call(f, ctx, func() (struct{}, error) { return struct{}{}, f.conn.Delete(full, version) })
+	_, err := callWith(f, ctx, deleteArgs{f.conn, full, version}, func(a deleteArgs) (struct{}, error) {
+		return struct{}{}, a.conn.Delete(a.full, a.version)
+	})
 	return err
+}
+
+// deleteArgs is a delete request's argument (callWith).
+type deleteArgs struct {
+	conn    *zk.Conn
+	full    string
+	version int32
 }
 
 // deleteInBackground deletes a server path on a background goroutine until it succeeds, the node is

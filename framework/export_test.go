@@ -95,3 +95,7 @@ func StubRequest(f *Framework, ctx context.Context, p string) (err error) {
 	_, err = op(f, ctx, func() (struct{}, error) { return struct{}{}, nil })
 	return err
 }
+
+// Conn returns the Framework's go-zookeeper connection, for tests that price a request against
+// the same request sent bare (TestRequestAllocations).
+func Conn(f *Framework) *zk.Conn { return f.conn }

@@ -69,8 +69,8 @@ func (f *Framework) Children(ctx context.Context, path string) (_ []string, _ *S
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, err
 	}
-	res, err := op(f, ctx, func() (childrenResult, error) {
-		names, s, err := f.conn.Children(f.full(path))
+	res, err := opWith(f, ctx, pathArgs{f.conn, f.full(path)}, func(a pathArgs) (childrenResult, error) {
+		names, s, err := a.conn.Children(a.full)
 		return childrenResult{names, s}, err
 	})
 	if err != nil {

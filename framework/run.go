@@ -114,6 +114,23 @@ func op[T any](f *Framework, ctx context.Context, fn func() (T, error)) (T, erro
 	return v, err
 }
 
+// opWith is op for a request given as callWith's: fn captures nothing, a is its argument.
+func opWith[A, T any](f *Framework, ctx context.Context, a A, fn func(A) (T, error)) (T, error) {
+	var v T
+	err := f.retry(ctx, func(ctx context.Context) error {
+		r, err := callWith(f, ctx, a, fn)
+		v = r
+		return err
+	})
+	return v, err
+}
+
+// pathArgs is the argument of a request that takes a server path alone (callWith).
+type pathArgs struct {
+	conn *zk.Conn
+	full string
+}
+
 // call runs one go-zookeeper request on a goroutine so that ctx can end the wait (the request itself
 // cannot be cancelled and may still complete). It runs the request on the caller's goroutine instead
 // under a context that can never end (context.Background()), and inside a
@@ -165,6 +182,44 @@ func runRequest[T any](f *Framework, ctx context.Context, fn func() (T, error), 
 		v, err := fn()
 		return v, f.callError(err), finishedAlready
 	}
+	return runBeside(f, ctx, fn, track)
+}
+
+// callWith is call for a request given as fn, a function that captures nothing, and its
+// argument a. A request closure that captures its variables escapes through the hand-off
+// beside a cancellable caller, so it was allocated for every request, even one that ran on
+// the caller's goroutine; a is copied to the heap only when the request is handed off
+// (issue 27).
+func callWith[A, T any](f *Framework, ctx context.Context, a A, fn func(A) (T, error)) (T, error) {
+	v, err, _ := runRequestWith(f, ctx, a, fn, false)
+	return v, err
+}
+
+// callTrackedWith is callTracked for a request given as callWith's.
+func callTrackedWith[A, T any](f *Framework, ctx context.Context, a A, fn func(A) (T, error)) (T, error, <-chan struct{}) {
+	return runRequestWith(f, ctx, a, fn, true)
+}
+
+// runRequestWith is runRequest for a request given as callWith's.
+func runRequestWith[A, T any](f *Framework, ctx context.Context, a A, fn func(A) (T, error), track bool) (T, error, <-chan struct{}) {
+	var zero T
+	if !f.enter() {
+		return zero, ErrClosed, finishedAlready
+	}
+	f.requests.Add(1)
+	if ctx.Done() == nil || inlined(ctx) {
+		defer f.endRequest(nil)
+		v, err := fn(a)
+		return v, f.callError(err), finishedAlready
+	}
+	heap := a // moved to the heap here, on the hand-off's branch only
+	return runBeside(f, ctx, func() (T, error) { return fn(heap) }, track)
+}
+
+// runBeside runs a request begun by enter on a goroutine beside the caller, who waits for it
+// until ctx ends (runRequest).
+func runBeside[T any](f *Framework, ctx context.Context, fn func() (T, error), track bool) (T, error, <-chan struct{}) {
+	var zero T
 	var finished chan struct{}
 	if track {
 		finished = make(chan struct{})

@@ -17,9 +17,10 @@ import (
 // shares its event.
 
 // watchRead runs one watching read under the retry policy: it shares the live go-zookeeper watch
-// of (kind, p) through a plain read, or registers a new one through the watching read.
-func watchRead[T any](f *Framework, ctx context.Context, kind watchmgr.Kind, p string,
-	plain func() (T, error), watching func() (T, <-chan zk.Event, error)) (T, *watchmgr.Watch, error) {
+// of (kind, p) through a plain read, or registers a new one through the watching read. plain and
+// watching capture nothing: they get the connection and the server path in a (callWith).
+func watchRead[T any](f *Framework, ctx context.Context, kind watchmgr.Kind, p string, a pathArgs,
+	plain func(pathArgs) (T, error), watching func(pathArgs) (T, <-chan zk.Event, error)) (T, *watchmgr.Watch, error) {
 	var v T
 	var w *watchmgr.Watch
 	err := f.retry(ctx, func(ctx context.Context) error {
@@ -28,31 +29,11 @@ func watchRead[T any](f *Framework, ctx context.Context, kind watchmgr.Kind, p s
 			return err
 		}
 		if shared != nil {
-			v, err = call(f, ctx, plain)
+			v, err = callWith(f, ctx, a, plain)
 			w = shared
 			return err
 		}
-		type res struct {
-			v T
-			w *watchmgr.Watch
-		}
-		r, err, finished := callTracked(f, ctx, func() (res, error) {
-			carrier := f.sockets.carrier() // the connection the request rides, or dies before (replyepoch.go)
-			v, ch, err := watching()
-			if err != nil || ch == nil {
-				reg.Cancel()
-				f.openIfNothingToResend()
-				return res{v: v}, err
-			}
-			if h := f.watchHook.Load(); h != nil {
-				(*h)()
-			}
-			var origin any // the watch's connection, when request and reply provably rode one
-			if carrier != nil && f.sockets.carrier() == carrier {
-				origin = carrier
-			}
-			return res{v, reg.TrackOn(ch, origin)}, nil
-		})
+		r, err, finished := callTrackedWith(f, ctx, watchingArgs[T]{f, reg, a, watching}, watchingRead[T])
 		select {
 		case <-finished: // the request ended, or never ran (closed): the reservation must not linger
 			reg.Cancel()
@@ -63,6 +44,40 @@ func watchRead[T any](f *Framework, ctx context.Context, kind watchmgr.Kind, p s
 		return err
 	})
 	return v, w, err
+}
+
+// watchingArgs is the argument of watchRead's watching request (callWith).
+type watchingArgs[T any] struct {
+	f        *Framework
+	reg      *watchmgr.Registration
+	a        pathArgs
+	watching func(pathArgs) (T, <-chan zk.Event, error)
+}
+
+// watchedRead is what a watching read returns: its result and the watch it set.
+type watchedRead[T any] struct {
+	v T
+	w *watchmgr.Watch
+}
+
+// watchingRead sends a watching read and tracks the watch it set, or cancels the reservation.
+func watchingRead[T any](x watchingArgs[T]) (watchedRead[T], error) {
+	f := x.f
+	carrier := f.sockets.carrier() // the connection the request rides, or dies before (replyepoch.go)
+	v, ch, err := x.watching(x.a)
+	if err != nil || ch == nil {
+		x.reg.Cancel()
+		f.openIfNothingToResend()
+		return watchedRead[T]{v: v}, err
+	}
+	if h := f.watchHook.Load(); h != nil {
+		(*h)()
+	}
+	var origin any // the watch's connection, when request and reply provably rode one
+	if carrier != nil && f.sockets.carrier() == carrier {
+		origin = carrier
+	}
+	return watchedRead[T]{v, x.reg.TrackOn(ch, origin)}, nil
 }
 
 type getResultW struct {
@@ -78,12 +93,11 @@ func (f *Framework) GetW(ctx context.Context, path string) (_ []byte, _ *Stat, _
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	full := f.full(path)
-	res, w, err := watchRead(f, ctx, watchmgr.Data, path, func() (getResultW, error) {
-		d, s, err := f.conn.Get(full)
+	res, w, err := watchRead(f, ctx, watchmgr.Data, path, pathArgs{f.conn, f.full(path)}, func(a pathArgs) (getResultW, error) {
+		d, s, err := a.conn.Get(a.full)
 		return getResultW{d, s}, err
-	}, func() (getResultW, <-chan zk.Event, error) {
-		d, s, ch, err := f.conn.GetW(full)
+	}, func(a pathArgs) (getResultW, <-chan zk.Event, error) {
+		d, s, ch, err := a.conn.GetW(a.full)
 		return getResultW{d, s}, ch, err
 	})
 	if err != nil {
@@ -100,15 +114,14 @@ func (f *Framework) ExistsW(ctx context.Context, path string) (_ *Stat, _ *watch
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, err
 	}
-	full := f.full(path)
-	stat, w, err := watchRead(f, ctx, watchmgr.Exists, path, func() (*Stat, error) {
-		ok, s, err := f.conn.Exists(full)
+	stat, w, err := watchRead(f, ctx, watchmgr.Exists, path, pathArgs{f.conn, f.full(path)}, func(a pathArgs) (*Stat, error) {
+		ok, s, err := a.conn.Exists(a.full)
 		if !ok {
 			s = nil
 		}
 		return s, err
-	}, func() (*Stat, <-chan zk.Event, error) {
-		ok, s, ch, err := f.conn.ExistsW(full)
+	}, func(a pathArgs) (*Stat, <-chan zk.Event, error) {
+		ok, s, ch, err := a.conn.ExistsW(a.full)
 		if !ok {
 			s = nil
 		}
@@ -127,12 +140,11 @@ func (f *Framework) ChildrenW(ctx context.Context, path string) (_ []string, _ *
 	if err := f.check(ctx, path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	full := f.full(path)
-	res, w, err := watchRead(f, ctx, watchmgr.Children, path, func() (childrenResult, error) {
-		names, s, err := f.conn.Children(full)
+	res, w, err := watchRead(f, ctx, watchmgr.Children, path, pathArgs{f.conn, f.full(path)}, func(a pathArgs) (childrenResult, error) {
+		names, s, err := a.conn.Children(a.full)
 		return childrenResult{names, s}, err
-	}, func() (childrenResult, <-chan zk.Event, error) {
-		names, s, ch, err := f.conn.ChildrenW(full)
+	}, func(a pathArgs) (childrenResult, <-chan zk.Event, error) {
+		names, s, ch, err := a.conn.ChildrenW(a.full)
 		return childrenResult{names, s}, ch, err
 	})
 	if err != nil {
