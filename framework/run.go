@@ -173,16 +173,26 @@ type result[T any] struct {
 // caller's goroutine, or never ran), so that the common case allocates no channel.
 func runRequest[T any](f *Framework, ctx context.Context, fn func() (T, error), track bool) (T, error, <-chan struct{}) {
 	var zero T
-	if !f.enter() {
+	switch entered, here := f.beginRequest(ctx); {
+	case !entered:
 		return zero, ErrClosed, finishedAlready
-	}
-	f.requests.Add(1)
-	if ctx.Done() == nil || inlined(ctx) { // nobody leaves the request early: no goroutine beside it
+	case here:
 		defer f.endRequest(nil)
 		v, err := fn()
 		return v, f.callError(err), finishedAlready
 	}
 	return runBeside(f, ctx, fn, track)
+}
+
+// beginRequest counts a request for Close and RequestsStarted, unless the Framework is closed
+// (entered is false then). here reports whether it runs on the caller's goroutine: nobody
+// leaves it early (ctx cannot end, or is marked Inline), so no goroutine runs beside it.
+func (f *Framework) beginRequest(ctx context.Context) (entered, here bool) {
+	if !f.enter() {
+		return false, false
+	}
+	f.requests.Add(1)
+	return true, ctx.Done() == nil || inlined(ctx)
 }
 
 // callWith is call for a request given as fn, a function that captures nothing, and its
@@ -203,11 +213,10 @@ func callTrackedWith[A, T any](f *Framework, ctx context.Context, a A, fn func(A
 // runRequestWith is runRequest for a request given as callWith's.
 func runRequestWith[A, T any](f *Framework, ctx context.Context, a A, fn func(A) (T, error), track bool) (T, error, <-chan struct{}) {
 	var zero T
-	if !f.enter() {
+	switch entered, here := f.beginRequest(ctx); {
+	case !entered:
 		return zero, ErrClosed, finishedAlready
-	}
-	f.requests.Add(1)
-	if ctx.Done() == nil || inlined(ctx) {
+	case here:
 		defer f.endRequest(nil)
 		v, err := fn(a)
 		return v, f.callError(err), finishedAlready
