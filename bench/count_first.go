@@ -9,7 +9,8 @@ import (
 
 // markCounts is what the counting pass had seen at one of an uncontended scenario's marks: at
 // "first", the session's set-up and its first acquire+release; at "end", every cycle, before the
-// session closes. s1's requests per acquisition after the first are the difference.
+// session closes. s1's requests per acquisition after the first, and the uncontended multi-locks'
+// figures per acquisition, are the difference.
 type markCounts struct {
 	Requests      map[int32]int64
 	Notifications int64
@@ -19,7 +20,9 @@ type markCounts struct {
 // markAt makes sc snapshot the proxy's counts (and the server's) at its "first" and "end" marks
 // into c.
 func markAt(sc *harness.Scenario, proxy *zktest.Proxy, addr string, before serverCounters, berr error, c *countResult) {
-	if sc.Kind != harness.Uncontended && sc.Kind != harness.UncontendedWrite {
+	switch sc.Kind {
+	case harness.Uncontended, harness.UncontendedWrite, harness.MultiUncontended:
+	default:
 		return
 	}
 	sc.Mark = func(ctx context.Context, m string) {

@@ -81,7 +81,8 @@ func TestQuickRunGoPeers(t *testing.T) {
 }
 
 // checkMultiCounts: the counting pass read the server's counters for m4-tx: one session's
-// transactional k = 4 cycle is one multi create and one multi delete, each its own fsync.
+// transactional k = 4 cycle after its first is one multi create and one multi delete, each its
+// own fsync (fewer when the server's own transactions share them; more only when they add some).
 func checkMultiCounts(t *testing.T, doc string) {
 	t.Helper()
 	for _, l := range strings.Split(doc, "\n") {
@@ -91,8 +92,9 @@ func checkMultiCounts(t *testing.T, doc string) {
 		cells := strings.Split(strings.Trim(l, "| "), " | ")
 		writes, err1 := strconv.ParseFloat(cells[4], 64)
 		fsyncs, err2 := strconv.ParseFloat(cells[5], 64)
-		if err1 != nil || err2 != nil || writes < 2 || writes > 3 || fsyncs < 1 || fsyncs > writes {
-			t.Errorf("m4-tx: write transactions %q and fsyncs %q per acquisition: want 2 to 3, fsyncs at most writes", cells[4], cells[5])
+		own := strings.Contains(cells[6], "of the server's own")
+		if err1 != nil || err2 != nil || writes != 2 || fsyncs < 1 || (fsyncs > writes && !own) {
+			t.Errorf("m4-tx: write transactions %q and fsyncs %q per acquisition after the first: want 2, and 1 to 2 fsyncs", cells[4], cells[5])
 		}
 		return
 	}

@@ -230,7 +230,9 @@ func writeMethod(m *md, d *runData) {
   proxy (one process per scenario; its timings are discarded because the proxy adds latency).
   Counts cover the whole scenario and are divided by every acquisition it made (a herd: by the
   releases that handed the lock over), so session set-up requests add a little. closeSession is
-  left out. e is not counted through the proxy (its server-side counts are above).
+  left out. e is not counted through the proxy (its server-side counts are above). The
+  uncontended multi-locks' table (m) and s1's split instead count from the end of the first
+  acquisition to the end of the window, per acquisition in between.
 * Write transactions and fsyncs per acquisition come from the server's own counters (mntr), read
   before and after each counting scenario once two reads 50 ms apart agree. zk_cnt_fsynctime:
   one sample per fsync of the transaction log, taken only with forceSync=yes (this run's server

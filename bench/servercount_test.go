@@ -165,7 +165,8 @@ func TestCountSpecsMulti(t *testing.T) {
 	}
 }
 
-// The m section renders writes and fsyncs per acquisition, and the opcode table gains them.
+// The m section renders writes and fsyncs per acquisition, and the opcode table gains them. An
+// uncontended count without marks (a stored run from before them) is the whole run's, and says so.
 func TestMultiCountsRendering(t *testing.T) {
 	d := fakeRun()
 	d.counts[key{zkrecipesName, "m4-tx"}] = countResult{Per: 100, PerWhat: "acquisition",
@@ -185,8 +186,8 @@ func TestMultiCountsRendering(t *testing.T) {
 	}
 	doc := b.String()
 	for _, want := range []string{
-		"| m4-tx | **zkrecipes** transactional | 6.00 | 2.00 | 2.02 | 2.02 | 1.00 |",
-		"| m4-seq | Curator InterProcessMultiLock | 12.00 | 8.00 | 8.04 | 8.02 | 1.00 |",
+		"| m4-tx | **zkrecipes** transactional (whole run: no marks) | 6.00 | 2.00 | 2.02 | 2.02 | 1.00 |",
+		"| m4-seq | Curator InterProcessMultiLock (whole run: no marks) | 12.00 | 8.00 | 8.04 | 8.02 | 1.00 |",
 		"| mc-tx | **zkrecipes** transactional | 8.00 | 2.00 | 2.16 | 0.75 | 2.90 (3 of the server's own) |",
 		"| mc-seq | **zkrecipes** sequential | 6.00 | 6.00 | – | – | – |",
 		"| m4-tx | **zkrecipes** | acquisition | getChildren2 4.00, multi 2.00 | 0.00 | 2.02 | 2.02 |",

@@ -160,6 +160,30 @@ func TestDepthMarksEveryPeer(t *testing.T) {
 	}
 }
 
+// Curator's uncontended multi-lock marks "first" after its first cycle and "end" after its
+// window, as the Go harness does, so the counting pass can leave the session's set-up out.
+func TestCuratorMultiUncontendedMarks(t *testing.T) {
+	if err := CuratorAvailable(); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var marks []string
+	sc := quick(harness.MultiUncontended, "/benchtest/multi-unc", 1)
+	sc.Paths, sc.Mode, sc.WarmCycles = 2, harness.MultiSeq, 3
+	sc.Mark = func(ctx context.Context, m string) { marks = append(marks, m) }
+	res, err := CuratorPeer().Run(ctx, servers, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Error != "" || res[0].Cycles <= 0 || res[0].TotalCycles != res[0].Cycles+3 {
+		t.Fatalf("bad result: %+v", res)
+	}
+	if fmt.Sprint(marks) != "[first end]" {
+		t.Fatalf("marks %v, want [first end]", marks)
+	}
+}
+
 // The queue-limit probe acquires behind nodes that sort after its own, and fails, within its
 // budget, when the lock directory holds a node it cannot parse (zk.Lock: a name without a
 // sequence) — a failure is reported in the result, not as a hang.

@@ -90,8 +90,10 @@ func (m *naiveMulti) Release(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// runMultiUncontended: WarmCycles cycles, then a timed window of acquire+release cycles of one
-// multi-lock over Paths paths on one session.
+// runMultiUncontended: WarmCycles cycles (at least one), then a timed window of acquire+release
+// cycles of one multi-lock over Paths paths on one session. Like runUncontended it calls the
+// "first" mark after the very first cycle and the "end" mark after the window, so the counting
+// pass can leave the session's set-up and tear-down out of its figures per acquisition.
 func runMultiUncontended(ctx context.Context, connect Connector, servers string, sc Scenario) (Result, error) {
 	ss, err := connectAll(ctx, connect, servers, 1)
 	if err != nil {
@@ -112,9 +114,13 @@ func runMultiUncontended(ctx context.Context, connect Connector, servers string,
 		}
 		return l.Release(ctx)
 	}
-	for i := 0; i < sc.WarmCycles; i++ {
+	warm := max(sc.WarmCycles, 1)
+	for i := 0; i < warm; i++ {
 		if err := cycle(); err != nil {
 			return Result{}, fmt.Errorf("warm-up: %w", err)
+		}
+		if i == 0 {
+			sc.mark(ctx, "first")
 		}
 	}
 	lat := make([]time.Duration, 0, 4096)
@@ -128,7 +134,8 @@ func runMultiUncontended(ctx context.Context, connect Connector, servers string,
 	}
 	secs := time.Since(start).Seconds()
 	n := int64(len(lat))
-	return Result{Sessions: 1, Cycles: n, TotalCycles: n + int64(sc.WarmCycles), Seconds: secs, CyclesPerSec: float64(n) / secs,
+	sc.mark(ctx, "end")
+	return Result{Sessions: 1, Cycles: n, TotalCycles: n + int64(warm), Seconds: secs, CyclesPerSec: float64(n) / secs,
 		P50Ms: percentileMs(lat, 0.5), P99Ms: percentileMs(lat, 0.99), CPUUsPerOp: cpuPerOp(cpu0, cpuTime(), n)}, nil
 }
 

@@ -125,14 +125,16 @@ public final class CuratorBench {
         return r;
     }
 
-    // multiUncontended: one InterProcessMultiLock over paths p0..p<k-1> (sorted), acquire+release cycles.
+    // multiUncontended: one InterProcessMultiLock over paths p0..p<k-1> (sorted), acquire+release
+    // cycles; marks "first" after the first cycle and "end" after the window (the counting pass).
     static Map<String, Object> multiUncontended(Map<String, String> sc) throws Exception {
         List<CuratorFramework> cs = connectAll(1);
         try {
             List<String> paths = new ArrayList<>();
             for (int i = 0; i < num(sc, "paths"); i++) paths.add(sc.get("root") + "/p" + i);
             InterProcessMultiLock m = new InterProcessMultiLock(cs.get(0), paths);
-            for (int i = 0; i < num(sc, "warm-cycles"); i++) { m.acquire(); m.release(); }
+            int warm = Math.max(num(sc, "warm-cycles"), 1);
+            for (int i = 0; i < warm; i++) { m.acquire(); m.release(); if (i == 0) mark("first"); }
             List<Long> lat = new ArrayList<>();
             long dur = num(sc, "duration-ms") * 1_000_000L, cpu0 = cpuNs(), start = System.nanoTime();
             while (System.nanoTime() - start < dur) {
@@ -142,9 +144,10 @@ public final class CuratorBench {
                 lat.add(System.nanoTime() - t0);
             }
             double secs = (System.nanoTime() - start) / 1e9;
+            mark("end");
             Map<String, Object> r = new HashMap<>();
             r.put("sessions", 1); r.put("cycles", lat.size()); r.put("seconds", secs);
-            r.put("total_cycles", lat.size() + num(sc, "warm-cycles"));
+            r.put("total_cycles", lat.size() + warm);
             r.put("cycles_per_sec", lat.size() / secs); r.put("p50_ms", pct(lat, 0.5)); r.put("p99_ms", pct(lat, 0.99));
             r.put("client_cpu_us_per_cycle", (cpuNs() - cpu0) / 1e3 / Math.max(lat.size(), 1));
             return r;
