@@ -78,7 +78,7 @@ func (f *Framework) deleteInBackground(full string, version int32) <-chan struct
 	f.deletes.add() // counted before the goroutine runs: Shutdown sees it at once
 	done := make(chan struct{})
 	go func() {
-		defer f.bg.Done()
+		defer f.bg.exit()
 		defer f.deletes.done()
 		defer close(done)
 		f.deleteGuaranteed(f.bgCtx, full, version)

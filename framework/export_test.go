@@ -99,3 +99,13 @@ func StubRequest(f *Framework, ctx context.Context, p string) (err error) {
 // Conn returns the Framework's go-zookeeper connection, for tests that price a request against
 // the same request sent bare (TestRequestAllocations).
 func Conn(f *Framework) *zk.Conn { return f.conn }
+
+// PanicRequest runs a request whose function panics, in the closure form (with false) or in
+// callWith's (with true), for the test that Close still returns after it.
+func PanicRequest(f *Framework, ctx context.Context, with bool) {
+	if with {
+		_, _ = callWith(f, ctx, 1, func(int) (struct{}, error) { panic("zkrecipes test: the request panics") })
+		return
+	}
+	_, _ = call(f, ctx, func() (struct{}, error) { panic("zkrecipes test: the request panics") })
+}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,9 +45,8 @@ type Framework struct {
 	// mkdirsHook, set only by tests, runs after a create made missing parents, before it tries again.
 	mkdirsHook atomic.Pointer[func(at mkdirsPoint, full string)]
 
-	bgMu     sync.Mutex
-	bg       sync.WaitGroup // operation and background goroutines
-	deletes  pendingSet     // background deletes still running, for Shutdown
+	bg       *closeGate // operation and background goroutines, which Close waits for
+	deletes  pendingSet // background deletes still running, for Shutdown
 	closed   atomic.Bool
 	paths    pathCache // the directory of the last path checked whole (validate.go)
 	quit     chan struct{}
@@ -73,7 +71,7 @@ func New(servers []string, opts ...Option) (*Framework, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
 	f := &Framework{cfg: cfg, log: cfg.logger, quit: make(chan struct{}), hub: newListenerHub(cfg.logger),
-		authDone: make(chan struct{})}
+		authDone: make(chan struct{}), bg: newCloseGate()}
 	if cfg.namespace != "" {
 		f.ns = "/" + cfg.namespace
 	}
@@ -275,21 +273,18 @@ func (f *Framework) Close() error {
 
 // closeNow is Close without the wait: it ends everything at once.
 func (f *Framework) closeNow() {
-	f.bgMu.Lock()
-	if f.closed.Load() {
-		f.bgMu.Unlock()
+	if !f.bg.shut() { // no request or goroutine enters from here on
 		return
 	}
 	f.closed.Store(true)
 	close(f.quit)
-	f.bgMu.Unlock()
 
 	f.st.close()
 	f.bgCancel()
 	f.passSetWatchesBeforeClose()
 	f.conn.Close() // sends closeSession and waits (at most ~1 s) for the answer
 	f.sockets.closeAll()
-	f.bg.Wait()
+	f.bg.wait()
 	f.drainEvents()
 	f.wm.Close()
 	f.hub.close()
@@ -318,15 +313,8 @@ func (f *Framework) drainEvents() {
 }
 
 // enter registers a goroutine unless the Framework is closed.
-func (f *Framework) enter() bool {
-	f.bgMu.Lock()
-	defer f.bgMu.Unlock()
-	if f.closed.Load() {
-		return false
-	}
-	f.bg.Add(1)
-	return true
-}
+// Its exit is f.bg.exit().
+func (f *Framework) enter() bool { return f.bg.enter() }
 
 // goBackground runs fn on a goroutine stopped by Close (its ctx is cancelled then).
 func (f *Framework) goBackground(fn func(ctx context.Context)) {
@@ -334,7 +322,7 @@ func (f *Framework) goBackground(fn func(ctx context.Context)) {
 		return
 	}
 	go func() {
-		defer f.bg.Done()
+		defer f.bg.exit()
 		fn(f.bgCtx)
 	}()
 }

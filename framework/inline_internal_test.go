@@ -34,5 +34,8 @@ func TestInlineMarksOnlyItsOwnDone(t *testing.T) {
 		if got := inlined(tc.ctx); got != tc.want {
 			t.Errorf("%s: inlined = %v, want %v", tc.name, got, tc.want)
 		}
+		if got, want := runsHere(tc.ctx), tc.want || tc.ctx.Done() == nil; got != want {
+			t.Errorf("%s: runsHere = %v, want %v", tc.name, got, want)
+		}
 	}
 }

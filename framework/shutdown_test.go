@@ -95,3 +95,32 @@ func waitState(t *testing.T, f *framework.Framework, want framework.ConnectionSt
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A request whose function panics on the caller's goroutine still leaves Close's count: the
+// caller recovers, and Close returns. (Issue 27 took that request's exit out of a defer in its
+// outer frame; runHere keeps it in one.) Both request forms, under a context that cannot end
+// and under one marked Inline.
+func TestPanickingRequestLetsCloseReturn(t *testing.T) {
+	live, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, ctx := range []context.Context{context.Background(), framework.Inline(live)} {
+		for _, with := range []bool{false, true} {
+			f := newFW(t, shared.Servers())
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Error("the request did not panic")
+					}
+				}()
+				framework.PanicRequest(f, ctx, with)
+			}()
+			closed := make(chan struct{})
+			go func() { f.Close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(bound):
+				t.Fatalf("with=%v: Close did not return after a request panicked", with)
+			}
+		}
+	}
+}
