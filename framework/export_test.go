@@ -109,3 +109,6 @@ func PanicRequest(f *Framework, ctx context.Context, with bool) {
 	}
 	_, _ = call(f, ctx, func() (struct{}, error) { panic("zkrecipes test: the request panics") })
 }
+
+// SetCloseHook makes the Close that wins run fn right after it has won, before it goes on.
+func SetCloseHook(f *Framework, fn func()) { f.closeHook.Store(&fn) }

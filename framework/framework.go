@@ -44,6 +44,8 @@ type Framework struct {
 	watchHook atomic.Pointer[func()]
 	// mkdirsHook, set only by tests, runs after a create made missing parents, before it tries again.
 	mkdirsHook atomic.Pointer[func(at mkdirsPoint, full string)]
+	// closeHook, set only by tests, runs in the Close that won, right after it won.
+	closeHook atomic.Pointer[func()]
 
 	bg       *closeGate // operation and background goroutines, which Close waits for
 	deletes  pendingSet // background deletes still running, for Shutdown
@@ -273,11 +275,18 @@ func (f *Framework) Close() error {
 
 // closeNow is Close without the wait: it ends everything at once.
 func (f *Framework) closeNow() {
-	if !f.bg.shut() { // no request or goroutine enters from here on
+	if !f.closed.CompareAndSwap(false, true) {
+		<-f.quit // a Close that lost returns once the Framework is closed, as the winner sees it
 		return
 	}
-	f.closed.Store(true)
+	if h := f.closeHook.Load(); h != nil {
+		(*h)()
+	}
 	close(f.quit)
+	// No request or goroutine enters from here on. Closed first: an enter refused means
+	// closed is true (a refused request's ErrClosed is never logged as a failure); one that
+	// enters in between is waited for like any other.
+	f.bg.shut()
 
 	f.st.close()
 	f.bgCancel()

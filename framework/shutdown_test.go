@@ -124,3 +124,42 @@ func TestPanickingRequestLetsCloseReturn(t *testing.T) {
 		}
 	}
 }
+
+// Two Closes at once: the one that loses returns only once the Framework is closed (Done
+// closed, WaitConnected refusing), as it did when both took a mutex. The winner is held right
+// after it has won, and the loser runs then. On 9750187 the loser returned at once with Done
+// still open.
+func TestConcurrentCloseReturnsClosed(t *testing.T) {
+	f := newFW(t, shared.Servers())
+	type answer struct {
+		done      bool
+		connected error
+	}
+	lost := make(chan answer, 1)
+	framework.SetCloseHook(f, func() {
+		go func() {
+			f.Close()
+			a := answer{connected: f.WaitConnected(context.Background())}
+			select {
+			case <-f.Done():
+				a.done = true
+			default:
+			}
+			lost <- a
+		}()
+		select { // room for a loser that does not wait to return early; a waiting one returns later
+		case a := <-lost:
+			lost <- a
+		case <-time.After(100 * time.Millisecond):
+		}
+	})
+	f.Close()
+	select {
+	case a := <-lost:
+		if !a.done || !errors.Is(a.connected, framework.ErrClosed) {
+			t.Fatalf("the losing Close returned with Done closed %v and WaitConnected %v", a.done, a.connected)
+		}
+	case <-time.After(bound):
+		t.Fatal("the losing Close did not return")
+	}
+}
